@@ -1,0 +1,37 @@
+"""loopcfg: validate, resolve, run and replay OpenClaw's tool-call loop protection.
+
+The public API is named here and loaded on first use, so `import loopcfg` (and
+`loopcfg --version`) does no work beyond reading this file.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+__version__ = "0.1.0"
+
+# public name -> module that defines it
+_EXPORTS: dict[str, str] = {
+    "Diagnostic": "loopcfg.diagnostics",
+    "EffectiveSettings": "loopcfg.settings",
+}
+
+__all__ = ["__version__", *_EXPORTS]
+
+if TYPE_CHECKING:
+    from loopcfg.diagnostics import Diagnostic
+    from loopcfg.settings import EffectiveSettings
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'loopcfg' has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -1,0 +1,73 @@
+"""The one value every check produces and every renderer consumes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Literal, TypeAlias
+
+from loopcfg.source.nodes import Span
+
+Severity: TypeAlias = Literal["error", "warning", "info"]
+
+SEVERITY_RANK: dict[str, int] = {"error": 0, "warning": 1, "info": 2}
+
+
+@dataclass(frozen=True, slots=True)
+class Related:
+    """Another place that takes part in a finding (the other threshold, the first duplicate)."""
+
+    span: Span
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    """A finding: stable code, severity, message, where, and how to fix it.
+
+    `file` is always set (the file the finding concerns, even without a position); `span` is
+    None where there is no position (a missing file, a plain-dict config). `path` is the dotted
+    document path (`agents.list[2].tools.loopDetection.warningThreshold`). `agent` names the
+    agent whose merged config the finding concerns, else None. `hint` is rendered after the
+    message in parentheses (`did you mean "warningThreshold"?`).
+    """
+
+    code: str
+    severity: Severity
+    message: str
+    file: str
+    span: Span | None = None
+    path: str | None = None
+    hint: str | None = None
+    agent: str | None = None
+    related: tuple[Related, ...] = ()
+
+    @classmethod
+    def at(
+        cls,
+        code: str,
+        severity: Severity,
+        message: str,
+        span: Span | None,
+        *,
+        file: str | None = None,
+        path: str | None = None,
+        hint: str | None = None,
+        agent: str | None = None,
+        related: tuple[Related, ...] = (),
+    ) -> Diagnostic:
+        """Build a diagnostic whose file is the span's file (or `file` when there is no span)."""
+        where = span.file if span is not None else (file or "<config>")
+        return cls(code, severity, message, where, span, path, hint, agent, related)
+
+    def with_severity(self, severity: Severity) -> Diagnostic:
+        return replace(self, severity=severity)
+
+    def sort_key(self) -> tuple[str, int, int, str, str]:
+        line, column = (self.span.line, self.span.column) if self.span else (0, 0)
+        return (self.file, line, column, self.code, self.message)
+
+
+def sort_diagnostics(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    """Sorted by file and position, as every report shows them; exact repeats dropped."""
+    unique = list(dict.fromkeys(diagnostics))
+    return sorted(unique, key=Diagnostic.sort_key)

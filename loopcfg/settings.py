@@ -1,0 +1,177 @@
+"""Effective settings: what an agent really runs with, and where each value came from.
+
+This module imports nothing of the loader, so the engine can depend on it. `settings_from_block`
+applies OpenClaw's runtime steps (02 §2.3) to an already merged block; `loopcfg.resolve` does the
+merge and supplies provenance.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Literal, TypeAlias
+
+from loopcfg.keys import SETTINGS, SETTINGS_BY_NAME
+
+Origin: TypeAlias = Literal["default", "global", "agent", "adjusted"]
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """Where one effective value came from; position fields are None for defaults and dicts."""
+
+    origin: Origin
+    file: str | None = None
+    line: int | None = None
+    column: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"from": self.origin, "file": self.file, "line": self.line, "column": self.column}
+
+
+@dataclass(frozen=True, slots=True)
+class Adjustment:
+    """A value the runtime changed: the user wrote (or inherited) `written`, gets `effective`."""
+
+    setting: str
+    written: int
+    effective: int
+    rule: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "setting": self.setting,
+            "written": self.written,
+            "effective": self.effective,
+            "rule": self.rule,
+        }
+
+
+_EMPTY_SOURCES: Mapping[str, Source] = MappingProxyType({})
+
+
+@dataclass(frozen=True, slots=True)
+class EffectiveSettings:
+    """All ten settings after merge, defaults and adjustments, plus provenance."""
+
+    enabled: bool | None = None
+    history_size: int = 30
+    warning_threshold: int = 10
+    critical_threshold: int = 20
+    unknown_tool_threshold: int = 10
+    global_circuit_breaker_threshold: int = 30
+    generic_repeat: bool = True
+    known_poll_no_progress: bool = True
+    ping_pong: bool = True
+    post_compaction_window_size: int = 3
+    # Which agent these are for (None: the global view) and whether `agents.list` had it.
+    agent: str | None = None
+    found: bool | None = None
+    sources: Mapping[str, Source] = field(default=_EMPTY_SOURCES)
+    adjustments: tuple[Adjustment, ...] = ()
+
+    @property
+    def detectors_active(self) -> bool:
+        """The rolling detectors run only when `enabled` is explicitly true."""
+        return self.enabled is True
+
+    @property
+    def guard_active(self) -> bool:
+        """The post-compaction guard runs unless `enabled` is explicitly false."""
+        return self.enabled is not False
+
+    def value(self, name: str) -> bool | int | None:
+        """The effective value of a dotted setting name (`detectors.pingPong`)."""
+        result: bool | int | None = getattr(self, SETTINGS_BY_NAME[name].attr)
+        return result
+
+    def effective_block(self) -> dict[str, Any]:
+        """The effective values in the block's own shape (`enabled` None when unset)."""
+        block: dict[str, Any] = {}
+        for setting in SETTINGS:
+            value = getattr(self, setting.attr)
+            if setting.group is None:
+                block[setting.name] = value
+            else:
+                block.setdefault(setting.group, {})[setting.leaf] = value
+        return block
+
+
+def _flatten(block: Mapping[str, Any]) -> dict[str, Any]:
+    """{"detectors": {"pingPong": false}} -> {"detectors.pingPong": False} (known keys only)."""
+    flat: dict[str, Any] = {}
+    for setting in SETTINGS:
+        if setting.group is None:
+            if setting.name in block:
+                flat[setting.name] = block[setting.name]
+        else:
+            group = block.get(setting.group)
+            if isinstance(group, Mapping) and setting.leaf in group:
+                flat[setting.name] = group[setting.leaf]
+    return flat
+
+
+def _as_int(value: Any) -> int:
+    # 1.0 is an integer in JSON5; validation has already refused anything that is not.
+    return int(value)
+
+
+def settings_from_block(
+    block: Mapping[str, Any] | None,
+    *,
+    sources: Mapping[str, Source] | None = None,
+    agent: str | None = None,
+    found: bool | None = None,
+) -> EffectiveSettings:
+    """Apply 02 §2.3 to a merged block: defaults, then the runtime's threshold raises.
+
+    `sources` gives the provenance of written values; unwritten ones become `default`, raised
+    ones `adjusted`.
+    """
+    flat = _flatten(block or {})
+    values: dict[str, Any] = {}
+    origin: dict[str, Source] = {}
+    for setting in SETTINGS:
+        if setting.name in flat:
+            raw = flat[setting.name]
+            values[setting.attr] = raw if setting.kind == "boolean" else _as_int(raw)
+            origin[setting.name] = (sources or {}).get(setting.name, Source("global"))
+        else:
+            values[setting.attr] = setting.default
+            origin[setting.name] = Source("default")
+
+    adjustments: list[Adjustment] = []
+    if values["critical_threshold"] <= values["warning_threshold"]:
+        raised = values["warning_threshold"] + 1
+        adjustments.append(
+            Adjustment(
+                "criticalThreshold",
+                values["critical_threshold"],
+                raised,
+                "criticalThreshold <= warningThreshold: raised to warningThreshold + 1",
+            )
+        )
+        values["critical_threshold"] = raised
+        origin["criticalThreshold"] = Source("adjusted")
+    if values["global_circuit_breaker_threshold"] <= values["critical_threshold"]:
+        raised = values["critical_threshold"] + 1
+        adjustments.append(
+            Adjustment(
+                "globalCircuitBreakerThreshold",
+                values["global_circuit_breaker_threshold"],
+                raised,
+                "globalCircuitBreakerThreshold <= criticalThreshold: raised to "
+                "criticalThreshold + 1",
+            )
+        )
+        values["global_circuit_breaker_threshold"] = raised
+        origin["globalCircuitBreakerThreshold"] = Source("adjusted")
+
+    return EffectiveSettings(
+        **values,
+        agent=agent,
+        found=found,
+        sources=MappingProxyType(origin),
+        adjustments=tuple(adjustments),
+    )

@@ -1,0 +1,204 @@
+"""The document tree every loader produces: values that remember where they were written.
+
+Every loader (JSON5, JSON, YAML) and the `$include` resolver produce these nodes; everything
+downstream (validation, resolution, lints) reads them and never the raw text. A node built
+from a plain Python value (`from_python`) has no span: the API accepts dicts without files.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Literal, TypeAlias
+
+PathPart: TypeAlias = str | int
+DocPath: TypeAlias = tuple[PathPart, ...]
+Scalar: TypeAlias = None | bool | int | float | str
+
+_IDENTIFIER = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*\Z")
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """A range in one file. Lines and columns are 1-based code points; `end_column` is exclusive."""
+
+    file: str
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+    def start(self) -> tuple[int, int]:
+        return (self.line, self.column)
+
+
+@dataclass(slots=True, eq=False)
+class Key:
+    """An object key as written: its decoded name and the span of the key token."""
+
+    name: str
+    span: Span | None
+
+
+@dataclass(slots=True, eq=False)
+class ScalarNode:
+    value: Scalar
+    span: Span | None
+    path: DocPath = ()
+    # The token as written (`0x1F`, `.5`, `'a'`), for messages; None when built from Python.
+    raw: str | None = None
+
+
+@dataclass(slots=True, eq=False)
+class ArrayNode:
+    items: list[Node]
+    span: Span | None
+    path: DocPath = ()
+
+
+@dataclass(slots=True, eq=False)
+class Entry:
+    key: Key
+    value: Node
+
+
+@dataclass(slots=True, eq=False)
+class ObjectNode:
+    """An object with its entries in source order, duplicates included (the last one wins)."""
+
+    entries: list[Entry]
+    span: Span | None
+    path: DocPath = ()
+    _index: dict[str, Entry] | None = field(default=None, repr=False)
+
+    def _lookup(self) -> dict[str, Entry]:
+        if self._index is None:
+            self._index = {entry.key.name: entry for entry in self.entries}
+        return self._index
+
+    def entry(self, name: str) -> Entry | None:
+        """The winning entry for `name` (the last one written), or None."""
+        return self._lookup().get(name)
+
+    def get(self, name: str) -> Node | None:
+        found = self._lookup().get(name)
+        return None if found is None else found.value
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and name in self._lookup()
+
+    def keys(self) -> list[str]:
+        """Distinct key names in order of first appearance."""
+        return list(self._lookup())
+
+    def winning_entries(self) -> list[Entry]:
+        """One entry per distinct key (the last written), in order of first appearance."""
+        return list(self._lookup().values())
+
+    def duplicates(self) -> list[tuple[Entry, Entry]]:
+        """(earlier, later) pairs for every key written more than once, in source order."""
+        seen: dict[str, Entry] = {}
+        pairs: list[tuple[Entry, Entry]] = []
+        for entry in self.entries:
+            earlier = seen.get(entry.key.name)
+            if earlier is not None:
+                pairs.append((earlier, entry))
+            seen[entry.key.name] = entry
+        return pairs
+
+    def invalidate_index(self) -> None:
+        """Call after mutating `entries` (the include resolver does)."""
+        self._index = None
+
+
+Node: TypeAlias = ScalarNode | ArrayNode | ObjectNode
+
+
+@dataclass(frozen=True, slots=True)
+class Comment:
+    """A comment as written, delimiters included (`// x`, `/* x */`, `# x`)."""
+
+    text: str
+    span: Span
+
+
+Format: TypeAlias = Literal["json5", "json", "yaml"]
+
+
+@dataclass(slots=True, eq=False)
+class Document:
+    """One parsed file: its tree, its comments and its text (for source lines under carets)."""
+
+    file: str
+    text: str
+    root: Node
+    comments: list[Comment]
+    format: Format
+    _lines: list[str] | None = field(default=None, repr=False)
+
+    def line_text(self, line: int) -> str:
+        """The text of a 1-based line without its terminator ('' when out of range)."""
+        if self._lines is None:
+            self._lines = split_lines(self.text)
+        if 1 <= line <= len(self._lines):
+            return self._lines[line - 1]
+        return ""
+
+
+_LINE_BREAKS = re.compile("\r\n|[\n\r\u2028\u2029]")
+
+
+def split_lines(text: str) -> list[str]:
+    """Split on JSON5's line terminators: \\n, \\r\\n, \\r, U+2028, U+2029."""
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    return _LINE_BREAKS.split(text)
+
+
+def format_path(path: DocPath) -> str:
+    """`("agents", "list", 2, "id")` -> `agents.list[2].id`; odd keys are quoted: `a["b c"]`."""
+    out: list[str] = []
+    for part in path:
+        if isinstance(part, int):
+            out.append(f"[{part}]")
+        elif _IDENTIFIER.match(part):
+            out.append(f".{part}" if out else part)
+        else:
+            quoted = part.replace("\\", "\\\\").replace('"', '\\"')
+            out.append(f'["{quoted}"]')
+    return "".join(out)
+
+
+def to_python(node: Node) -> object:
+    """The plain value (dict/list/scalars); for duplicate keys the last one wins, as in JSON5."""
+    if isinstance(node, ScalarNode):
+        return node.value
+    if isinstance(node, ArrayNode):
+        return [to_python(item) for item in node.items]
+    return {entry.key.name: to_python(entry.value) for entry in node.entries}
+
+
+def from_python(value: object, path: DocPath = ()) -> Node:
+    """Build a span-less tree from a plain value (what the API accepts instead of a file)."""
+    if isinstance(value, dict):
+        entries = [
+            Entry(Key(str(name), None), from_python(item, (*path, str(name))))
+            for name, item in value.items()
+        ]
+        return ObjectNode(entries, None, path)
+    if isinstance(value, list | tuple):
+        items = [from_python(item, (*path, index)) for index, item in enumerate(value)]
+        return ArrayNode(items, None, path)
+    if value is None or isinstance(value, bool | int | float | str):
+        return ScalarNode(value, None, path)
+    raise TypeError(f"cannot use a {type(value).__name__} in a config (at {format_path(path)})")
+
+
+def is_integer_value(value: object) -> bool:
+    """JSON5 and JavaScript cannot tell 1 from 1.0, so neither do we; booleans are not numbers."""
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int):
+        return True
+    return isinstance(value, float) and math.isfinite(value) and value.is_integer()
