@@ -20,8 +20,8 @@ _EXPORTS: dict[str, str] = {
 __all__ = ["__version__", *_EXPORTS]
 
 if TYPE_CHECKING:
-    from loopcfg.diagnostics import Diagnostic
-    from loopcfg.settings import EffectiveSettings
+    from loopcfg.diagnostics import Diagnostic as Diagnostic
+    from loopcfg.settings import EffectiveSettings as EffectiveSettings
 
 
 def __getattr__(name: str) -> Any:

@@ -89,8 +89,7 @@ SETTINGS: tuple[Setting, ...] = (
         "global_circuit_breaker_threshold",
         "positiveInteger",
         30,
-        "No-progress circuit breaker across all detectors. Must be higher than "
-        "criticalThreshold.",
+        "No-progress circuit breaker across all detectors. Must be higher than criticalThreshold.",
         until=_REMOVED_IN,
     ),
     Setting(

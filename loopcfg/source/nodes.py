@@ -14,7 +14,7 @@ from typing import Literal, TypeAlias
 
 PathPart: TypeAlias = str | int
 DocPath: TypeAlias = tuple[PathPart, ...]
-Scalar: TypeAlias = None | bool | int | float | str
+Scalar: TypeAlias = bool | int | float | str | None
 
 _IDENTIFIER = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*\Z")
 
