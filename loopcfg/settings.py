@@ -68,7 +68,7 @@ class EffectiveSettings:
     # Which agent these are for (None: the global view) and whether `agents.list` had it.
     agent: str | None = None
     found: bool | None = None
-    sources: Mapping[str, Source] = field(default=_EMPTY_SOURCES)
+    sources: Mapping[str, Source] = field(default_factory=lambda: _EMPTY_SOURCES)
     adjustments: tuple[Adjustment, ...] = ()
 
     @property

@@ -1,0 +1,84 @@
+"""The key table and 02 §2.3 (defaults, then the runtime's threshold raises)."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from loopcfg.keys import SETTINGS, accepted_in, group_keys, settings_for, top_level_keys
+from loopcfg.settings import EffectiveSettings, settings_from_block
+
+
+def test_defaults_match_the_spec_table() -> None:
+    settings = settings_from_block({})
+    assert settings.enabled is None
+    assert (settings.history_size, settings.warning_threshold, settings.critical_threshold) == (
+        30,
+        10,
+        20,
+    )
+    assert settings.unknown_tool_threshold == 10
+    assert settings.global_circuit_breaker_threshold == 30
+    assert settings.generic_repeat and settings.known_poll_no_progress and settings.ping_pong
+    assert settings.post_compaction_window_size == 3
+    assert settings.adjustments == ()
+    assert all(source.origin == "default" for source in settings.sources.values())
+    assert settings == EffectiveSettings(sources=settings.sources)
+
+
+def test_tri_state_enabled() -> None:
+    assert not settings_from_block({}).detectors_active
+    assert settings_from_block({}).guard_active
+    assert settings_from_block({"enabled": True}).detectors_active
+    assert not settings_from_block({"enabled": False}).guard_active
+
+
+def test_critical_raised_above_warning_then_global_above_critical() -> None:
+    settings = settings_from_block({"warningThreshold": 25})
+    assert settings.critical_threshold == 26
+    assert settings.global_circuit_breaker_threshold == 30
+    settings = settings_from_block({"warningThreshold": 40})
+    assert (settings.critical_threshold, settings.global_circuit_breaker_threshold) == (41, 42)
+    assert [a.setting for a in settings.adjustments] == [
+        "criticalThreshold",
+        "globalCircuitBreakerThreshold",
+    ]
+    assert settings.sources["criticalThreshold"].origin == "adjusted"
+
+
+def test_group_values_and_floats_that_are_integers() -> None:
+    settings = settings_from_block(
+        {"historySize": 12.0, "detectors": {"pingPong": False}, "postCompactionGuard": {}}
+    )
+    assert settings.history_size == 12 and isinstance(settings.history_size, int)
+    assert settings.ping_pong is False and settings.generic_repeat is True
+    assert settings.effective_block()["detectors"]["pingPong"] is False
+
+
+@given(
+    st.integers(1, 200),
+    st.integers(1, 200),
+    st.integers(1, 200),
+)
+def test_adjustments_always_order_the_thresholds(warning: int, critical: int, breaker: int) -> None:
+    settings = settings_from_block(
+        {
+            "warningThreshold": warning,
+            "criticalThreshold": critical,
+            "globalCircuitBreakerThreshold": breaker,
+        }
+    )
+    assert settings.warning_threshold == warning
+    assert settings.warning_threshold < settings.critical_threshold
+    assert settings.critical_threshold < settings.global_circuit_breaker_threshold
+    assert settings.critical_threshold == max(critical, warning + 1)
+
+
+def test_release_ranges_drive_the_key_set() -> None:
+    assert len(SETTINGS) == 10
+    assert "postCompactionGuard" in top_level_keys("2026.7.0")
+    assert "postCompactionGuard" not in top_level_keys("2026.5.3")
+    assert "unknownToolThreshold" not in top_level_keys("2026.4.13")
+    assert [s.name for s in settings_for("2026.8.1")] == ["enabled"]
+    assert group_keys("detectors") == ["genericRepeat", "knownPollNoProgress", "pingPong"]
+    assert all(accepted_in(s) for s in SETTINGS)
