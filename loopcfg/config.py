@@ -1,0 +1,164 @@
+"""Load a config as OpenClaw does: parse, resolve `$include` (01 §1.4), substitute `${VAR}` (§1.5).
+
+`load_config` never raises for bad input: every problem becomes a diagnostic in the result
+(LC000 unreadable, LC001 syntax, LC005 include, LC006 variable, LC008 a root that is not an
+object). The tree in `LoadedConfig.root` is a copy: the documents stay as they were parsed, so
+suppression comments, duplicate keys and source lines are still found in them.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO
+
+from loopcfg.diagnostics import Diagnostic
+from loopcfg.envvars import substitute_config
+from loopcfg.includes import DEFAULT_MAX_BYTES, IncludeResolver, describe_value
+from loopcfg.source.nodes import (
+    ArrayNode,
+    DocPath,
+    Document,
+    Format,
+    Node,
+    ObjectNode,
+    from_python,
+)
+
+__all__ = ["DEFAULT_MAX_BYTES", "LoadedConfig", "load_config", "loaded_from_python", "set_paths"]
+
+
+@dataclass(slots=True, eq=False)
+class LoadedConfig:
+    """What loading one config produced; `root` is None when there is no usable object."""
+
+    file: str
+    document: Document | None
+    documents: dict[str, Document] = field(default_factory=dict)
+    root: ObjectNode | None = None
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """True when loading found no error (validation may still find some)."""
+        return not any(d.severity == "error" for d in self.diagnostics)
+
+
+def load_config(
+    path: str | os.PathLike[str],
+    *,
+    env: Mapping[str, str] | None = None,
+    input_format: Format | None = None,
+    stdin_filename: str | None = None,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    stdin: IO[bytes] | IO[str] | None = None,
+) -> LoadedConfig:
+    """Read `path` (`-` is stdin), resolve its includes and `${VAR}`s; never raises for bad input.
+
+    `env` defaults to `os.environ`; the CLI passes the environment overlaid on `--env-file`.
+    `stdin` replaces `sys.stdin` for `-` (tests, the API).
+    """
+    from loopcfg.source import SourceError
+
+    name = str(path)
+    from_stdin = name == "-"
+    display = (stdin_filename or "<stdin>") if from_stdin else name
+    try:
+        document = _read_top(name, input_format, stdin_filename, max_bytes, stdin)
+    except SourceError as error:
+        return LoadedConfig(display, None, {}, None, [error.diagnostic])
+    display = document.file
+    loaded = LoadedConfig(display, document, {display: document})
+    if not isinstance(document.root, ObjectNode):
+        loaded.diagnostics.append(_root_not_object(document.root, display))
+        return loaded
+    # Includes from stdin resolve relative to the current directory (05-cli).
+    top = Path.cwd() / "-" if from_stdin else Path(name)
+    resolver = IncludeResolver(top, display, loaded.documents, loaded.diagnostics)
+    root = resolver.resolve_top(document.root)
+    if not isinstance(root, ObjectNode):  # pragma: no cover - the top object stays an object
+        loaded.diagnostics.append(_root_not_object(root, display))
+        return loaded
+    set_paths(root)
+    loaded.diagnostics.extend(substitute_config(root, os.environ if env is None else env, display))
+    loaded.root = root
+    return loaded
+
+
+def loaded_from_python(
+    value: object, *, file: str = "<config>", env: Mapping[str, str] | None = None
+) -> LoadedConfig:
+    """A `LoadedConfig` for a plain dict (the API): no files, so no spans and no includes.
+
+    `${VAR}` is substituted only when `env` is given: a dict usually holds final values.
+    """
+    root = from_python(value)
+    loaded = LoadedConfig(file, None)
+    if not isinstance(root, ObjectNode):
+        loaded.diagnostics.append(_root_not_object(root, file))
+        return loaded
+    set_paths(root)
+    if env is not None:
+        loaded.diagnostics.extend(substitute_config(root, env, file))
+    loaded.root = root
+    return loaded
+
+
+def _read_top(
+    name: str,
+    input_format: Format | None,
+    stdin_filename: str | None,
+    max_bytes: int,
+    stdin: IO[bytes] | IO[str] | None,
+) -> Document:
+    from loopcfg.source import load_document
+
+    if name == "-" and stdin is not None:
+        original = sys.stdin
+        sys.stdin = _as_text_stream(stdin)
+        try:
+            return load_document(
+                name, input_format=input_format, stdin_filename=stdin_filename, max_bytes=max_bytes
+            )
+        finally:
+            sys.stdin = original
+    return load_document(
+        name, input_format=input_format, stdin_filename=stdin_filename, max_bytes=max_bytes
+    )
+
+
+def _as_text_stream(stream: IO[bytes] | IO[str]) -> IO[str]:
+    """Wrap a binary stream so that the source reader sees what `sys.stdin` would give it."""
+    import io
+
+    data = stream.read()
+    if isinstance(data, str):
+        return io.TextIOWrapper(io.BytesIO(data.encode("utf-8", "surrogatepass")), "utf-8")
+    return io.TextIOWrapper(io.BytesIO(data), "utf-8")
+
+
+def _root_not_object(root: Node, file: str) -> Diagnostic:
+    return Diagnostic.at(
+        "LC008",
+        "error",
+        f"the config must be an object at the top level, got {describe_value(root)}",
+        root.span,
+        file=file,
+        path="",
+        hint="an OpenClaw config is one object: { tools: { loopDetection: { ... } } }",
+    )
+
+
+def set_paths(node: Node, path: DocPath = ()) -> None:
+    """Give every node its path in the merged tree (iterative: trees may be 200 levels deep)."""
+    stack: list[tuple[Node, DocPath]] = [(node, path)]
+    while stack:
+        current, where = stack.pop()
+        current.path = where
+        if isinstance(current, ObjectNode):
+            stack.extend((entry.value, (*where, entry.key.name)) for entry in current.entries)
+        elif isinstance(current, ArrayNode):
+            stack.extend((item, (*where, index)) for index, item in enumerate(current.items))

@@ -1,0 +1,179 @@
+"""`${VAR}` substitution (01 §1.5) and dotenv files for `--env-file`.
+
+OpenClaw substitutes in every string of its config; loopcfg does it in the parts it reads (agent
+ids and every string inside a block), after includes and before validation, so a `"${N}"` meant
+as a number is then rejected by the schema, as OpenClaw rejects it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+
+from loopcfg.diagnostics import Diagnostic
+from loopcfg.source.nodes import ArrayNode, Node, ObjectNode, ScalarNode, Span, format_path
+
+# `$${NAME}` is an escape for a literal `${NAME}`; it is tried first, so it wins at its `$`.
+_REFERENCE = re.compile(r"\$\$\{(?P<escaped>[A-Z_][A-Z0-9_]*)\}|\$\{(?P<name>[A-Z_][A-Z0-9_]*)\}")
+_ENV_LINE_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*\Z")
+
+
+class EnvFileError(Exception):
+    """An `--env-file` that cannot be read or holds a line that is not `KEY=VALUE` (LC000)."""
+
+    def __init__(self, diagnostic: Diagnostic) -> None:
+        super().__init__(diagnostic.message)
+        self.diagnostic = diagnostic
+
+
+def substitute(text: str, env: Mapping[str, str]) -> tuple[str, list[tuple[str, bool]]]:
+    """Replace `${NAME}`; returns the text and every (name, is_set_but_empty) that failed.
+
+    A failed reference stays as written, so a later message can still show it.
+    """
+    missing: list[tuple[str, bool]] = []
+
+    def replace(match: re.Match[str]) -> str:
+        escaped = match.group("escaped")
+        if escaped is not None:
+            return "${" + escaped + "}"
+        name = match.group("name")
+        value = env.get(name)
+        if value is None or value == "":
+            missing.append((name, value == ""))
+            return match.group(0)
+        return value
+
+    if "$" not in text:
+        return text, missing
+    return _REFERENCE.sub(replace, text), missing
+
+
+def substitute_config(root: ObjectNode, env: Mapping[str, str], file: str) -> list[Diagnostic]:
+    """Substitute in place in agent ids and in every string inside the global and agent blocks.
+
+    `root` must have its paths set (they name the config path in LC006).
+    """
+    diagnostics: list[Diagnostic] = []
+    for node in _read_parts(root):
+        _substitute_tree(node, env, file, diagnostics)
+    return diagnostics
+
+
+def _read_parts(root: ObjectNode) -> list[Node]:
+    """The subtrees loopcfg reads: tools.loopDetection, agent ids, agents' loopDetection."""
+    parts: list[Node] = []
+    block = _child(_child(root, "tools"), "loopDetection")
+    if block is not None:
+        parts.append(block)
+    agents = _child(root, "agents")
+    entries = agents.get("list") if isinstance(agents, ObjectNode) else None
+    if isinstance(entries, ArrayNode):
+        for entry in entries.items:
+            if not isinstance(entry, ObjectNode):
+                continue
+            agent_id = entry.get("id")
+            if agent_id is not None:
+                parts.append(agent_id)
+            agent_block = _child(_child(entry, "tools"), "loopDetection")
+            if agent_block is not None:
+                parts.append(agent_block)
+    return parts
+
+
+def _child(node: Node | None, name: str) -> Node | None:
+    return node.get(name) if isinstance(node, ObjectNode) else None
+
+
+def _substitute_tree(node: Node, env: Mapping[str, str], file: str, out: list[Diagnostic]) -> None:
+    stack: list[Node] = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, ObjectNode):
+            stack.extend(entry.value for entry in current.entries)
+        elif isinstance(current, ArrayNode):
+            stack.extend(current.items)
+        elif isinstance(current.value, str):
+            text, missing = substitute(current.value, env)
+            current.value = text
+            out.extend(_missing(name, empty, current, file) for name, empty in missing)
+
+
+def _missing(name: str, empty: bool, node: ScalarNode, file: str) -> Diagnostic:
+    where = format_path(node.path)
+    # OpenClaw's own wording (MissingEnvVarError), so a search for the gateway's error finds it.
+    message = f'Missing env var "{name}" referenced at config path: {where}'
+    state = "is set but empty" if empty else "is not set"
+    hint = f"{name} {state}; set it in the environment or in a file given with --env-file"
+    return Diagnostic.at("LC006", "error", message, node.span, file=file, path=where, hint=hint)
+
+
+def read_env_file(path: str | os.PathLike[str]) -> dict[str, str]:
+    """Read dotenv lines: `KEY=VALUE`, `# comments`, optional quotes, an `export ` prefix.
+
+    Raises `EnvFileError` (LC000) for an unreadable file or a line that is not an assignment.
+    """
+    name = str(path)
+    try:
+        with open(name, encoding="utf-8-sig") as stream:
+            text = stream.read()
+    except (OSError, UnicodeDecodeError) as error:
+        reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+        message = f"cannot read env file {name}: {reason}"
+        raise EnvFileError(Diagnostic.at("LC000", "error", message, None, file=name)) from None
+    values: dict[str, str] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        parsed = _parse_env_line(line)
+        if parsed is None:
+            continue
+        if isinstance(parsed, str):
+            span = Span(name, number, 1, number, len(line) + 1)
+            message = f"env file line is not KEY=VALUE: {parsed}"
+            raise EnvFileError(Diagnostic.at("LC000", "error", message, span))
+        key, value = parsed
+        values[key] = value
+    return values
+
+
+def _parse_env_line(line: str) -> tuple[str, str] | str | None:
+    """(key, value); None for blank and comment lines; a reason string for a bad line."""
+    stripped = line.strip()
+    if not stripped or stripped.startswith("#"):
+        return None
+    if stripped.startswith("export "):
+        stripped = stripped[len("export ") :].lstrip()
+    key, equals, value = stripped.partition("=")
+    key = key.strip()
+    if not equals:
+        return f'no "=" in {stripped!r}'
+    if not _ENV_LINE_KEY.match(key):
+        return f"{key!r} is not a variable name"
+    return key, _env_value(value.strip())
+
+
+_QUOTED = re.compile(r"""(?P<q>["'])(?P<inner>(?:\\.|(?!(?P=q)).)*)(?P=q)\s*(?:#.*)?\Z""")
+
+
+def _env_value(raw: str) -> str:
+    quoted = _QUOTED.match(raw)
+    if quoted is not None:
+        inner = quoted.group("inner")
+        if quoted.group("q") == '"':
+            # Double quotes allow the usual escapes; single quotes are literal (as in dotenv).
+            inner = re.sub(r"\\([\\\"nrt])", _unescape, inner)
+        return inner
+    # An unquoted value ends at an inline comment (" #").
+    comment = raw.find(" #")
+    return raw if comment == -1 else raw[:comment].rstrip()
+
+
+def _unescape(match: re.Match[str]) -> str:
+    return {"n": "\n", "r": "\r", "t": "\t"}.get(match.group(1), match.group(1))
+
+
+def environment_with(env_file: str | os.PathLike[str] | None) -> dict[str, str]:
+    """What the CLI substitutes: `--env-file` values, overridden by the real environment."""
+    values = read_env_file(env_file) if env_file is not None else {}
+    values.update(os.environ)
+    return values
