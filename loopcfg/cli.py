@@ -45,5 +45,35 @@ def cli(ctx: click.Context, no_color: bool) -> None:
 # -- commands: each helper adds its command below this line, one function per command --
 
 
+@cli.command("schema")
+@click.option(
+    "--out",
+    "out",
+    type=click.Path(dir_okay=False, writable=True),
+    help="Write the schema to FILE instead of stdout.",
+)
+@click.option("--block-only", is_flag=True, help="Only the tools.loopDetection block's schema.")
+def schema_command(out: str | None, block_only: bool) -> None:
+    """Print the JSON Schema (draft-07) for editors and other validators.
+
+    \b
+    Examples:
+      loopcfg schema --out schema/openclaw-loopdetection.schema.json
+      loopcfg schema --block-only
+    """
+    from loopcfg.schema import block_schema, build_schema, dump_schema
+
+    text = dump_schema(block_schema() if block_only else build_schema())
+    if out is None:
+        click.echo(text, nl=False)
+        return
+    try:
+        with open(out, "w", encoding="utf-8", newline="\n") as stream:
+            stream.write(text)
+    except OSError as error:
+        click.echo(f"{out}:1:1: LC000 error: cannot write the schema: {error.strerror}", err=True)
+        sys.exit(EXIT_USAGE)
+
+
 def main() -> None:
     cli(prog_name="loopcfg")

@@ -5,15 +5,173 @@ from __future__ import annotations
 from loopcfg.catalogue import Rule
 
 ERROR_RULES: tuple[Rule, ...] = (
-    Rule("LC000", "unreadable-file", "error", "the file cannot be read", "", "", "", ""),
-    Rule("LC001", "syntax-error", "error", "syntax error in JSON5/YAML", "", "", "", ""),
-    Rule("LC002", "invalid-value", "error", "wrong type or range", "", "", "", ""),
-    Rule("LC003", "unknown-key", "error", "unknown key inside the block", "", "", "", ""),
-    Rule("LC004", "threshold-order", "error", "threshold ordering violated in one block",
-         "", "", "", ""),
-    Rule("LC005", "include-error", "error", "`$include` problem", "", "", "", ""),
-    Rule("LC006", "unset-variable", "error", "`${VAR}` unset or empty", "", "", "", ""),
-    Rule("LC007", "malformed-agents-list", "error", "`agents.list` malformed", "", "", "", ""),
-    Rule("LC008", "not-an-object", "error", "a container that must be an object is not",
-         "", "", "", ""),
+    Rule(
+        "LC000",
+        "unreadable-file",
+        "error",
+        "the file cannot be read",
+        what=(
+            "Reports a config file that cannot be read at all: it does not exist, it is a "
+            "directory, it cannot be opened, or it is larger than the size limit (2 MiB by "
+            "default). The command exits with status 2, as for a usage error."
+        ),
+        why=(
+            "OpenClaw cannot start without reading its config; nothing else can be checked "
+            "either, so this is the only diagnostic for that file."
+        ),
+        example="// loopcfg validate ./missing/openclaw.json5\n",
+        fix="Name an existing, readable config file (or raise the limit for very large ones).",
+    ),
+    Rule(
+        "LC001",
+        "syntax-error",
+        "error",
+        "syntax error in JSON5/YAML",
+        what=(
+            "Reports the first syntax error in a JSON5, JSON or YAML file, at the offending "
+            "character, with what was expected there. An empty file, text that is not UTF-8, "
+            "binary data and nesting deeper than 200 levels are reported the same way. Parsing "
+            "stops there, so there is one LC001 per file."
+        ),
+        why="OpenClaw parses its config with JSON5 and refuses to start when that fails.",
+        example=(
+            "{\n  tools: {\n    loopDetection: { enabled: true warningThreshold: 5 },\n  },\n}\n"
+        ),
+        fix="{\n  tools: {\n    loopDetection: { enabled: true, warningThreshold: 5 },\n  },\n}\n",
+    ),
+    Rule(
+        "LC002",
+        "invalid-value",
+        "error",
+        "wrong type or range",
+        what=(
+            "Reports a setting whose value has the wrong type or range: a threshold or size "
+            'that is not a whole number of at least 1 (`1.5`, `0`, `-3`, `"10"`, `true`, '
+            "`null`), or a switch that is not `true`/`false`. `1.0` counts as the integer 1, "
+            "as it does in JSON5 and JavaScript."
+        ),
+        why=(
+            "OpenClaw validates the block with a strict schema and refuses to start on a wrong "
+            "type; a quoted number is not converted."
+        ),
+        example=(
+            '{\n  tools: {\n    loopDetection: { enabled: true, warningThreshold: "5" },\n  },\n}\n'
+        ),
+        fix="{\n  tools: {\n    loopDetection: { enabled: true, warningThreshold: 5 },\n  },\n}\n",
+    ),
+    Rule(
+        "LC003",
+        "unknown-key",
+        "error",
+        "unknown key inside the block",
+        what=(
+            "Reports a key inside `tools.loopDetection` (or `detectors`, `postCompactionGuard`, "
+            "or an agent's block) that OpenClaw does not know, with the closest known key as a "
+            "suggestion: case and `snake_case` are ignored (`history_size` -> `historySize`) and "
+            "small typos are matched (`warningThreshhold` -> `warningThreshold`)."
+        ),
+        why=(
+            "Every object in the block is strict: OpenClaw refuses to start on an unknown key, "
+            "and a misspelt key would otherwise silently keep the default."
+        ),
+        example="{\n  tools: {\n    loopDetection: { enabled: true, history_size: 40 },\n  },\n}\n",
+        fix="{\n  tools: {\n    loopDetection: { enabled: true, historySize: 40 },\n  },\n}\n",
+    ),
+    Rule(
+        "LC004",
+        "threshold-order",
+        "error",
+        "threshold ordering violated in one block",
+        what=(
+            "Reports a block that writes both thresholds of a pair in the wrong order: "
+            "`warningThreshold` must be lower than `criticalThreshold`, and `criticalThreshold` "
+            "lower than `globalCircuitBreakerThreshold`. The diagnostic points at the key that "
+            "must be larger, with OpenClaw's own message, and names the other as related."
+        ),
+        why=(
+            "OpenClaw rejects such a config with `tools.loopDetection.warningThreshold must be "
+            "lower than criticalThreshold.` (or the criticalThreshold message). Orders that only "
+            "break after merging an agent over the global block are LC101 instead."
+        ),
+        example=(
+            "{\n  tools: {\n    loopDetection: {\n      enabled: true,\n"
+            "      warningThreshold: 20,\n      criticalThreshold: 10,\n    },\n  },\n}\n"
+        ),
+        fix=(
+            "{\n  tools: {\n    loopDetection: {\n      enabled: true,\n"
+            "      warningThreshold: 10,\n      criticalThreshold: 20,\n    },\n  },\n}\n"
+        ),
+    ),
+    Rule(
+        "LC005",
+        "include-error",
+        "error",
+        "`$include` problem",
+        what=(
+            "Reports an `$include` that OpenClaw would refuse: a missing file, a file that does "
+            "not parse, a path that is not a string (or an array of strings), a cycle (shown as "
+            "`a -> b -> a`), a path that leaves the top-level config's directory (symlinks "
+            "resolved), includes nested deeper than 10 levels, a file over 2 MiB or not a "
+            "regular file, and sibling keys next to `$include` when the included content is not "
+            "an object. The message names the include path and the resolved path."
+        ),
+        why="OpenClaw resolves every `$include` when it loads the config and refuses to start "
+        "when one fails, wherever in the file it is.",
+        example=(
+            '{\n  tools: {\n    loopDetection: { $include: "./loop-detection.json5" },\n  },\n}\n'
+        ),
+        fix=(
+            "Create ./loop-detection.json5 next to the config (inside its directory), or write "
+            "the block inline:\n{\n  tools: {\n    loopDetection: { enabled: true },\n  },\n}\n"
+        ),
+    ),
+    Rule(
+        "LC006",
+        "unset-variable",
+        "error",
+        "`${VAR}` unset or empty",
+        what=(
+            "Reports a `${NAME}` reference (NAME in capitals, digits and `_`) in an agent id or "
+            "in a string inside a block whose environment variable is unset or empty. Write "
+            "`$${NAME}` for a literal `${NAME}`. `--env-file` can supply variables; the real "
+            "environment wins over the file."
+        ),
+        why=(
+            "OpenClaw substitutes variables when it loads the config and stops with `Missing env "
+            'var "NAME" referenced at config path: ...` when one is unset or empty.'
+        ),
+        example='{\n  agents: {\n    list: [{ id: "${AGENT_ID}" }],\n  },\n}\n',
+        fix="AGENT_ID=main loopcfg validate openclaw.json5   # or: --env-file .env\n",
+    ),
+    Rule(
+        "LC007",
+        "malformed-agents-list",
+        "error",
+        "`agents.list` malformed",
+        what=(
+            "Reports an `agents.list` that is not an array, an entry of it that is not an "
+            "object, and an entry without a string `id`."
+        ),
+        why=(
+            "OpenClaw finds an agent's override by its id in `agents.list`; it refuses a list "
+            "it cannot read, and an entry without an id can never be addressed."
+        ),
+        example='{\n  agents: {\n    list: [{ name: "main", tools: {} }],\n  },\n}\n',
+        fix='{\n  agents: {\n    list: [{ id: "main", tools: {} }],\n  },\n}\n',
+    ),
+    Rule(
+        "LC008",
+        "not-an-object",
+        "error",
+        "a container that must be an object is not",
+        what=(
+            "Reports a config whose top level is not an object, and `tools`, `agents`, "
+            "`tools.loopDetection`, an agent's `tools` or an agent's `tools.loopDetection` that "
+            "is present but not an object. Nothing below it is checked, so there is one "
+            "diagnostic for it."
+        ),
+        why="OpenClaw's schema requires these to be objects and refuses to start otherwise.",
+        example="{\n  tools: {\n    loopDetection: true,\n  },\n}\n",
+        fix="{\n  tools: {\n    loopDetection: { enabled: true },\n  },\n}\n",
+    ),
 )
