@@ -1,0 +1,108 @@
+"""The neutral event stream that every reader yields and the runner consumes.
+
+Every event carries the file and the 1-based line it came from, and the session it belongs to,
+so that output can always point back at the recording.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, TypeAlias
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """The result or error of a call; `call_id` pairs it with its call when it arrives alone."""
+
+    file: str
+    line: int
+    session: str
+    run: str | None
+    tool: str
+    args: Any
+    call_id: str | None = None
+    result: Any = None
+    error: str | None = None
+    # A result whose call was never seen (7.2): recorded alone, never checked.
+    orphan: bool = False
+    # OpenClaw's own loop veto (7.2): the gateway blocked that call.
+    veto: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """One tool call; `outcome` is set when the line carries its result (trace format)."""
+
+    file: str
+    line: int
+    session: str
+    run: str | None
+    tool: str
+    args: Any
+    call_id: str | None = None
+    outcome: Outcome | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Compaction:
+    """A compaction retry: arms the post-compaction guard of this run."""
+
+    file: str
+    line: int
+    session: str
+    run: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class ConfigSwitch:
+    """From here on this session uses `agent`'s resolved config (history kept)."""
+
+    file: str
+    line: int
+    session: str
+    agent: str
+
+
+@dataclass(frozen=True, slots=True)
+class RunStart:
+    """A new run begins (a user message, a reset)."""
+
+    file: str
+    line: int
+    session: str
+    run: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class RunId:
+    """The real OpenClaw run id of a run became known (7.3)."""
+
+    file: str
+    line: int
+    session: str
+    run: str | None
+    run_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class Malformed:
+    """A line that could not be read; reported and skipped (or fatal with --strict)."""
+
+    file: str
+    line: int
+    column: int
+    message: str
+
+    def render(self) -> str:
+        return f"{self.file}:{self.line}:{self.column}: LC000 error: {self.message}"
+
+
+Event: TypeAlias = Call | Outcome | Compaction | ConfigSwitch | RunStart | RunId | Malformed
+
+
+class ReadError(Exception):
+    """The input cannot be read at all (missing file, not UTF-8, bad header): exit 2."""
+
+    def __init__(self, file: str, message: str) -> None:
+        super().__init__(f"{file}: LC000 error: {message}")
+        self.file = file

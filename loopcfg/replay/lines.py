@@ -1,0 +1,71 @@
+"""Line sources: stream a file (or stdin) one line at a time, never the whole file.
+
+Lines are yielded as bytes with their 1-based number, so a decoding problem is reported for
+that line alone. Format detection peeks at the first non-blank line and hands it back.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import BinaryIO, Literal
+
+from loopcfg.replay.events import ReadError
+
+InputFormat = Literal["trace", "openclaw"]
+NumberedLines = Iterator[tuple[int, bytes]]
+STDIN = "-"
+
+
+@contextmanager
+def open_binary(path: str) -> Iterator[BinaryIO]:
+    """The file (or stdin for `-`) as a binary stream; OSError becomes a ReadError."""
+    if path == STDIN:
+        yield sys.stdin.buffer
+        return
+    try:
+        stream = open(path, "rb")  # noqa: SIM115 - closed below, generator-friendly
+    except OSError as error:
+        raise ReadError(path, f"cannot read: {error.strerror or error}") from None
+    try:
+        yield stream
+    finally:
+        stream.close()
+
+
+def numbered(stream: BinaryIO) -> NumberedLines:
+    return ((number, line) for number, line in enumerate(stream, start=1))
+
+
+def detect_format(lines: NumberedLines) -> tuple[InputFormat, NumberedLines]:
+    """OpenClaw transcripts start with a `session` header; anything else is a trace."""
+    peeked: list[tuple[int, bytes]] = []
+    detected: InputFormat = "trace"
+    for number, raw in lines:
+        peeked.append((number, raw))
+        text = raw.strip()
+        if not text or text.startswith(b"//"):
+            continue
+        if _is_session_header(text):
+            detected = "openclaw"
+        break
+    return detected, itertools.chain(peeked, lines)
+
+
+def _is_session_header(text: bytes) -> bool:
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return False
+    return isinstance(value, dict) and value.get("type") == "session"
+
+
+def decode(raw: bytes) -> str | None:
+    """The line as text, or None when it is not UTF-8."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return None

@@ -1,0 +1,310 @@
+"""Drive the engine with a stream of events (06 §6.2) and collect what it found (06 §6.3).
+
+The runner knows the engine only through the small protocols below, so it can be tested with a
+scripted double and runs against `loopcfg.engine` in production (`engine_sessions`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from loopcfg.replay.events import (
+    Call,
+    Compaction,
+    ConfigSwitch,
+    Event,
+    Malformed,
+    Outcome,
+    RunId,
+    RunStart,
+)
+
+ABORT_CODE = "compaction_loop_persisted"
+
+
+class Verdict(Protocol):
+    level: str
+    detector: str | None
+    count: int
+    message: str
+    warning_key: str | None
+    emitted: bool
+
+
+class EngineSession(Protocol):
+    def check(self, tool: str, args: Any, *, run_id: str | None = None) -> Any: ...
+
+    def record_call(
+        self, tool: str, args: Any, *, run_id: str | None = None, call_id: str | None = None
+    ) -> None: ...
+
+    def record_outcome(
+        self,
+        tool: str,
+        args: Any,
+        *,
+        result: Any = None,
+        error: Any = None,
+        run_id: str | None = None,
+        call_id: str | None = None,
+    ) -> None: ...
+
+    def compaction_retry(self, *, run_id: str | None = None) -> None: ...
+
+
+class SessionFactory(Protocol):
+    def session(self, key: str, agent: str | None) -> EngineSession:
+        """The engine session for `key`; a new `agent` switches its config (history kept)."""
+        ...
+
+
+@dataclass(slots=True)
+class ReplayEvent:
+    """A non-`none` verdict at one call (06 §6.3 `events`)."""
+
+    file: str
+    line: int
+    session: str
+    run: str | None
+    call: int
+    tool: str
+    level: str
+    detector: str | None
+    count: int
+    message: str
+    key: str | None
+    emitted: bool
+    run_id: str | None = None
+
+
+@dataclass(slots=True)
+class ReplayAbort:
+    """A post-compaction guard abort (06 §6.3 `aborts`)."""
+
+    file: str
+    line: int
+    session: str
+    run: str | None
+    tool: str
+    count: int
+    code: str
+    message: str
+    run_id: str | None = None
+
+
+@dataclass(slots=True)
+class SessionStats:
+    """Per-session figures (06 §6.3 `sessions`)."""
+
+    file: str
+    session: str
+    calls: int = 0
+    skipped: int = 0
+    warnings: int = 0
+    blocks: int = 0
+    first_block_line: int | None = None
+    first_block_call: int | None = None
+    aborted: bool = False
+    orphan_results: int = 0
+
+
+@dataclass(slots=True)
+class FileReplay:
+    """Everything one input file produced, in file order."""
+
+    file: str
+    events: list[ReplayEvent] = field(default_factory=list)
+    aborts: list[ReplayAbort] = field(default_factory=list)
+    sessions: list[SessionStats] = field(default_factory=list)
+    problems: list[Malformed] = field(default_factory=list)
+    stopped: bool = False
+
+
+@dataclass(slots=True)
+class _Live:
+    """One session being replayed."""
+
+    engine: EngineSession
+    stats: SessionStats
+    agent: str | None = None
+    # call id -> run of that call, so a late outcome joins its call's run.
+    call_runs: dict[str, str | None] = field(default_factory=dict)
+    blocked: set[str] = field(default_factory=set)
+    aborted_runs: set[str | None] = field(default_factory=set)
+    run_ids: dict[str | None, str] = field(default_factory=dict)
+
+    def in_aborted_run(self, run: str | None) -> bool:
+        # Without run ids an abort skips the whole rest of the session.
+        return None in self.aborted_runs or run in self.aborted_runs
+
+
+class _Replayer:
+    def __init__(self, file: str, sessions: SessionFactory, agent: str | None) -> None:
+        self.result = FileReplay(file)
+        self.factory = sessions
+        self.agent = agent
+        self.live: dict[str, _Live] = {}
+
+    def session(self, name: str) -> _Live:
+        live = self.live.get(name)
+        if live is None:
+            stats = SessionStats(self.result.file, name)
+            self.result.sessions.append(stats)
+            live = _Live(self.factory.session(name, self.agent), stats, self.agent)
+            self.live[name] = live
+        return live
+
+    def handle(self, event: Event) -> None:
+        if isinstance(event, Call):
+            self.call(event)
+        elif isinstance(event, Outcome):
+            self.outcome(self.session(event.session), event, None)
+        elif isinstance(event, Compaction):
+            self.compaction(event)
+        elif isinstance(event, ConfigSwitch):
+            live = self.session(event.session)
+            live.engine = self.factory.session(event.session, event.agent)
+            live.agent = event.agent
+        elif isinstance(event, RunStart):
+            self.session(event.session)
+        elif isinstance(event, RunId):
+            self.session(event.session).run_ids.setdefault(event.run, event.run_id)
+
+    def call(self, event: Call) -> None:
+        live = self.session(event.session)
+        stats = live.stats
+        if live.in_aborted_run(event.run):
+            stats.skipped += 1
+            return
+        stats.calls += 1
+        if event.call_id is not None:
+            live.call_runs[event.call_id] = event.run
+        verdict = live.engine.check(event.tool, event.args, run_id=event.run)
+        if verdict.level != "none":
+            self.verdict(live, event, verdict)
+        if verdict.level == "critical":
+            # Blocked: it would not have run, so neither the call nor its outcome is recorded.
+            if event.call_id is not None:
+                live.blocked.add(event.call_id)
+            return
+        live.engine.record_call(event.tool, event.args, run_id=event.run, call_id=event.call_id)
+        if event.outcome is not None:
+            self.outcome(live, event.outcome, event.run)
+
+    def verdict(self, live: _Live, event: Call, verdict: Any) -> None:
+        stats = live.stats
+        emitted = bool(getattr(verdict, "emitted", True))
+        self.result.events.append(
+            ReplayEvent(
+                event.file,
+                event.line,
+                event.session,
+                event.run,
+                stats.calls,
+                event.tool,
+                verdict.level,
+                verdict.detector,
+                verdict.count,
+                verdict.message,
+                verdict.warning_key,
+                emitted,
+            )
+        )
+        if verdict.level == "critical":
+            stats.blocks += 1
+            if stats.first_block_line is None:
+                stats.first_block_line = event.line
+                stats.first_block_call = stats.calls
+        elif emitted:
+            stats.warnings += 1
+
+    def outcome(self, live: _Live, event: Outcome, call_run: str | None) -> None:
+        run = call_run if call_run is not None else event.run
+        if event.call_id is not None:
+            if event.call_id in live.blocked:
+                return
+            run = live.call_runs.get(event.call_id, run)
+        if event.orphan:
+            live.stats.orphan_results += 1
+        if live.in_aborted_run(run):
+            return
+        if event.veto:
+            self.forget(live, event, run)
+            return
+        try:
+            live.engine.record_outcome(
+                event.tool,
+                event.args,
+                result=event.result,
+                error=event.error,
+                run_id=run,
+                call_id=event.call_id,
+            )
+        except Exception as error:
+            if getattr(error, "code", None) != ABORT_CODE:
+                raise
+            self.abort(live, event, run, error)
+
+    def forget(self, live: _Live, event: Outcome, run: str | None) -> None:
+        """OpenClaw vetoed this call: drop its pending record, as the gateway never kept it."""
+        forget_call = getattr(live.engine, "forget_call", None)
+        if forget_call is not None:
+            forget_call(event.tool, event.args, run_id=run, call_id=event.call_id)
+            return
+        # Older engines: a veto result has no outcome hash, so recording it changes nothing.
+        live.engine.record_outcome(
+            event.tool, event.args, result=event.result, run_id=run, call_id=event.call_id
+        )
+
+    def abort(self, live: _Live, event: Outcome, run: str | None, error: Exception) -> None:
+        live.aborted_runs.add(run)
+        live.stats.aborted = True
+        self.result.aborts.append(
+            ReplayAbort(
+                event.file,
+                event.line,
+                event.session,
+                run,
+                str(getattr(error, "tool", event.tool)),
+                int(getattr(error, "count", 0)),
+                ABORT_CODE,
+                str(error),
+            )
+        )
+
+    def compaction(self, event: Compaction) -> None:
+        live = self.session(event.session)
+        if not live.in_aborted_run(event.run):
+            live.engine.compaction_retry(run_id=event.run)
+
+    def finish(self) -> FileReplay:
+        """Name runs by their real ids once known (they often appear after the run's calls)."""
+        by_name = {name: live.run_ids for name, live in self.live.items()}
+        for event in self.result.events:
+            event.run_id = by_name.get(event.session, {}).get(event.run)
+        for abort in self.result.aborts:
+            abort.run_id = by_name.get(abort.session, {}).get(abort.run)
+        return self.result
+
+
+def replay_events(
+    file: str,
+    events: Iterable[Event],
+    sessions: SessionFactory,
+    *,
+    agent: str | None = None,
+    strict: bool = False,
+) -> FileReplay:
+    """Replay one file's events; malformed lines are kept as problems (fatal with `strict`)."""
+    replayer = _Replayer(file, sessions, agent)
+    for event in events:
+        if isinstance(event, Malformed):
+            replayer.result.problems.append(event)
+            if strict:
+                replayer.result.stopped = True
+                break
+            continue
+        replayer.handle(event)
+    return replayer.finish()

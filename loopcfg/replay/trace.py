@@ -1,0 +1,121 @@
+"""The loopcfg trace reader (06 §6.1): one JSON object per line, streamed."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from loopcfg.replay.events import (
+    Call,
+    Compaction,
+    ConfigSwitch,
+    Event,
+    Malformed,
+    Outcome,
+)
+from loopcfg.replay.lines import NumberedLines, decode
+
+DEFAULT_SESSION = "default"
+
+
+class _BadLine(Exception):
+    """One line's problem; becomes a Malformed event."""
+
+
+def read_trace(file: str, lines: NumberedLines) -> Iterator[Event]:
+    """Yield the events of a trace; malformed lines become `Malformed` events."""
+    for number, raw in lines:
+        text = decode(raw)
+        if text is None:
+            yield Malformed(file, number, 1, "line is not valid UTF-8")
+            continue
+        stripped = text.strip()
+        if not stripped or stripped.startswith("//"):
+            continue
+        try:
+            yield _parse_line(file, number, stripped)
+        except _BadLine as problem:
+            yield Malformed(file, number, 1, str(problem))
+
+
+def _parse_line(file: str, number: int, text: str) -> Event:
+    try:
+        value = json.loads(text)
+    except ValueError as error:
+        raise _BadLine(f"not a JSON line: {_json_reason(error)}") from None
+    if not isinstance(value, dict):
+        raise _BadLine("a trace line must be a JSON object")
+    session = _optional_string(value, "session") or DEFAULT_SESSION
+    run = _optional_string(value, "run")
+    kind = value.get("type")
+    if kind is None:
+        return _call(file, number, session, run, value)
+    if kind == "outcome":
+        return _outcome(file, number, session, run, value)
+    if kind == "compaction":
+        return Compaction(file, number, session, run)
+    if kind == "config":
+        agent = value.get("agent")
+        if not isinstance(agent, str) or not agent:
+            raise _BadLine('a "config" line needs a string "agent"')
+        return ConfigSwitch(file, number, session, agent)
+    raise _BadLine(f"unknown line type {json.dumps(kind)}")
+
+
+def _call(file: str, number: int, session: str, run: str | None, value: dict[str, Any]) -> Call:
+    tool = _tool(value)
+    call_id = _optional_string(value, "id")
+    args = value.get("args", {})
+    outcome = None
+    if "result" in value or "error" in value:
+        outcome = Outcome(
+            file, number, session, run, tool, args, call_id, value.get("result"), _error(value)
+        )
+    return Call(file, number, session, run, tool, args, call_id, outcome)
+
+
+def _outcome(
+    file: str, number: int, session: str, run: str | None, value: dict[str, Any]
+) -> Outcome:
+    if "result" not in value and "error" not in value:
+        raise _BadLine('an "outcome" line needs "result" or "error"')
+    tool = _tool(value)
+    return Outcome(
+        file,
+        number,
+        session,
+        run,
+        tool,
+        value.get("args", {}),
+        _optional_string(value, "id"),
+        value.get("result"),
+        _error(value),
+    )
+
+
+def _tool(value: dict[str, Any]) -> str:
+    tool = value.get("tool")
+    if not isinstance(tool, str) or not tool:
+        raise _BadLine('a call line needs a string "tool"')
+    return tool
+
+
+def _error(value: dict[str, Any]) -> str | None:
+    error = value.get("error")
+    if error is not None and not isinstance(error, str):
+        raise _BadLine('"error" must be a string')
+    return error
+
+
+def _optional_string(value: dict[str, Any], key: str) -> str | None:
+    field = value.get(key)
+    if field is None:
+        return None
+    if not isinstance(field, str):
+        raise _BadLine(f'"{key}" must be a string')
+    return field
+
+
+def _json_reason(error: ValueError) -> str:
+    return error.msg if isinstance(error, json.JSONDecodeError) else str(error)
