@@ -77,6 +77,8 @@ class ReplayEvent:
     key: str | None
     emitted: bool
     run_id: str | None = None
+    # Kept for --show-args only; never rendered otherwise (transcripts hold personal data).
+    args: Any = None
 
 
 @dataclass(slots=True)
@@ -120,6 +122,8 @@ class FileReplay:
     sessions: list[SessionStats] = field(default_factory=list)
     problems: list[Malformed] = field(default_factory=list)
     stopped: bool = False
+    # The one-line reason when the file could not be replayed at all (exit 2).
+    error: str | None = None
 
 
 @dataclass(slots=True)
@@ -210,6 +214,7 @@ class _Replayer:
                 verdict.message,
                 verdict.warning_key,
                 emitted,
+                args=event.args,
             )
         )
         if verdict.level == "critical":
