@@ -153,11 +153,11 @@ def _block_error(
     """Errors inside one block: not an object, unknown keys, wrong values."""
     where = format_path((*block, *inner))
     got = describe_value(node)
+    if error.validator == "additionalProperties" and isinstance(node, ObjectNode):
+        return _unknown_keys(node, block, inner, file)
     if not inner:
         message = f"{where} must be an object, got {got}"
         return [_at_node("LC008", message, node, where, file)]
-    if error.validator == "additionalProperties" and isinstance(node, ObjectNode):
-        return _unknown_keys(node, block, inner, file)
     name = ".".join(str(part) for part in inner)
     if len(inner) == 1 and inner[0] in GROUPS:
         message = f"{name} must be an object, got {got}"
