@@ -1,0 +1,129 @@
+"""The `replay` command's body: options in, output and exit code out (cli.py wires click)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Literal
+
+from loopcfg.replay.driver import ReplayOptions
+from loopcfg.replay.runner import FileReplay
+
+EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
+FailOn = Literal["warning", "critical", "abort"]
+
+
+@dataclass(frozen=True, slots=True)
+class CommandOptions:
+    paths: tuple[str, ...]
+    options: ReplayOptions
+    agents: tuple[str, ...] = ()
+    compare: str | None = None
+    output_format: str = "text"
+    fail_on: FailOn | None = None
+    glob: str = "*.jsonl"
+    include_bak: bool = False
+    show_args: bool = False
+    jobs: int | None = None
+
+
+class UsageError(Exception):
+    """A one-line problem with the options; exit 2."""
+
+
+def run_replay(command: CommandOptions) -> tuple[str, list[str], int]:
+    """Returns (stdout text, stderr lines, exit code); never raises for bad input."""
+    from loopcfg.replay.parallel import collect_inputs, default_jobs, replay_files, tty_progress
+
+    notes: list[str] = []
+    try:
+        baseline, candidate = _configs(command)
+    except UsageError as error:
+        return "", [f"loopcfg replay: {error}"], EXIT_USAGE
+    if baseline.config is None:
+        notes.append("loopcfg replay: no --config: OpenClaw's defaults with enabled: true")
+    files = collect_inputs(command.paths, glob=command.glob, include_bak=command.include_bak)
+    if not files:
+        return "", [*notes, "loopcfg replay: no session files found"], EXIT_USAGE
+    jobs = command.jobs or default_jobs()
+    results = replay_files(files, baseline, jobs=jobs, progress=tty_progress(len(files)))
+    notes.extend(_problems(results))
+    code = _input_code(results)
+    if candidate is None:
+        out = _render(results, command)
+        return out, notes, max(code, _fail_code(results, command.fail_on))
+    others = replay_files(files, candidate, jobs=jobs, progress=tty_progress(len(files)))
+    from loopcfg.replay.compare import compare_results, render_compare
+
+    diffs = compare_results(results, others)
+    text = render_compare(diffs, _label(baseline), _label(candidate))
+    return text, notes, max(code, _input_code(others))
+
+
+def _configs(command: CommandOptions) -> tuple[ReplayOptions, ReplayOptions | None]:
+    base = command.options
+    for config in (base.config, command.compare):
+        if config is not None and config != "-" and not os.path.isfile(config):
+            raise UsageError(f"{config}: LC000 error: cannot read the config: no such file")
+    if len(command.agents) > 2:
+        raise UsageError("--agent at most twice (the second one is compared with the first)")
+    if command.compare is not None and len(command.agents) > 1:
+        raise UsageError("use either --compare FILE or two --agent options, not both")
+    first = replace(base, agent=command.agents[0] if command.agents else None)
+    if command.compare is not None:
+        return first, replace(first, config=command.compare)
+    if len(command.agents) == 2:
+        return first, replace(first, agent=command.agents[1])
+    return first, None
+
+
+def _label(options: ReplayOptions) -> str:
+    config = options.config or "defaults"
+    return f"{config} --agent {options.agent}" if options.agent else config
+
+
+def _problems(results: Sequence[FileReplay]) -> list[str]:
+    lines: list[str] = []
+    for result in results:
+        lines.extend(problem.render() for problem in result.problems)
+        if result.stopped:
+            lines.append(f"{result.file}: replay stopped at the first malformed line (--strict)")
+        if result.error is not None:
+            lines.append(result.error)
+    return lines
+
+
+def _input_code(results: Sequence[FileReplay]) -> int:
+    unusable = any(r.error is not None or r.stopped for r in results)
+    return EXIT_USAGE if unusable else EXIT_OK
+
+
+def _fail_code(results: Sequence[FileReplay], fail_on: FailOn | None) -> int:
+    if fail_on is None:
+        return EXIT_OK
+    aborted = any(r.aborts for r in results)
+    critical = any(e.level == "critical" for r in results for e in r.events)
+    warned = any(e.level == "warning" and e.emitted for r in results for e in r.events)
+    failed = {
+        "abort": aborted,
+        "critical": aborted or critical,
+        "warning": aborted or critical or warned,
+    }[fail_on]
+    return EXIT_PROBLEMS if failed else EXIT_OK
+
+
+def _render(results: Sequence[FileReplay], command: CommandOptions) -> str:
+    from loopcfg.render.replay import render_json, render_text
+
+    readable = [r for r in results if r.error is None]
+    if command.output_format == "json":
+        return render_json(readable, show_args=command.show_args)
+    return render_text(readable, show_args=command.show_args)
+
+
+def emit(text: str, notes: Sequence[str]) -> None:
+    for note in notes:
+        sys.stderr.write(note + "\n")
+    sys.stdout.write(text)
