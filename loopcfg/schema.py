@@ -198,7 +198,7 @@ def _agent_entry_schema() -> dict[str, Any]:
 
 
 def _block_ref(description: str) -> dict[str, Any]:
-    return _with_docs({"$ref": "#/definitions/loopDetection"}, description)
+    return _with_docs({"$ref": "#/definitions/loopDetection", "default": {}}, description)
 
 
 def _agent_list_schema() -> dict[str, Any]:
