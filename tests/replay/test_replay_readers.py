@@ -1,0 +1,198 @@
+"""The trace (06 §6.1) and transcript (07) readers, on synthetic fixtures of every line shape."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from loopcfg.replay.events import (
+    Call,
+    Compaction,
+    ConfigSwitch,
+    Malformed,
+    Outcome,
+    ReadError,
+    RunId,
+    RunStart,
+)
+from loopcfg.replay.lines import detect_format, open_binary
+from loopcfg.replay.trace import read_trace
+from loopcfg.replay.transcript import (
+    TranscriptOptions,
+    active_branch,
+    joined_text,
+    read_transcript,
+)
+
+from .helpers import DATA, jsonl, lines_of, read_file
+
+
+def test_trace_every_line_shape() -> None:
+    events = read_file(DATA / "every-shape.trace.jsonl")
+    kinds = [(type(e).__name__, e.line) for e in events]
+    assert kinds == [
+        ("Call", 3),
+        ("Call", 4),
+        ("Call", 5),
+        ("Outcome", 6),
+        ("Compaction", 7),
+        ("ConfigSwitch", 8),
+        ("Call", 9),
+        ("Malformed", 10),
+        ("Malformed", 11),
+        ("Malformed", 12),
+        ("Malformed", 13),
+        ("Malformed", 14),
+        ("Malformed", 15),
+    ]
+    first, failed, unfinished, late, compaction, switch, other = events[:7]
+    assert isinstance(first, Call) and first.session == "default" and first.run is None
+    assert first.outcome is not None and first.outcome.result is not None
+    assert isinstance(failed, Call) and failed.outcome is not None
+    assert failed.outcome.error == "exit 1" and failed.run == "r1" and failed.call_id == "c2"
+    assert isinstance(unfinished, Call) and unfinished.outcome is None
+    assert isinstance(late, Outcome) and late.call_id == "c3" and late.result == "late"
+    assert isinstance(compaction, Compaction) and compaction.run == "r1"
+    assert isinstance(switch, ConfigSwitch) and switch.agent == "safe-runner"
+    assert isinstance(other, Call) and other.session == "s2"
+
+
+def test_trace_malformed_lines_say_why() -> None:
+    problems = [e for e in read_file(DATA / "every-shape.trace.jsonl") if isinstance(e, Malformed)]
+    rendered = [p.render() for p in problems]
+    assert rendered[0].startswith("every-shape.trace.jsonl:10:1: LC000 error: not a JSON line")
+    assert "must be a JSON object" in rendered[1]
+    assert 'unknown line type "mystery"' in rendered[2]
+    assert 'needs a string "tool"' in rendered[3]
+    assert '"error" must be a string' in rendered[4]
+    assert 'needs "result" or "error"' in rendered[5]
+
+
+def test_trace_line_not_utf8_is_reported_and_skipped() -> None:
+    lines = [(1, b"\xff\xfe\n"), (2, b'{"tool": "a", "args": {}}\n')]
+    events = list(read_trace("t", iter(lines)))
+    assert isinstance(events[0], Malformed) and events[0].line == 1
+    assert isinstance(events[1], Call)
+
+
+@given(st.lists(st.text(max_size=30), max_size=20))
+def test_trace_reader_never_raises(raw_lines: list[str]) -> None:
+    text = "".join(line.replace("\n", " ") + "\n" for line in raw_lines)
+    events = list(read_trace("t", iter(lines_of(text))))
+    assert all(isinstance(e, (Call, Outcome, Compaction, ConfigSwitch, Malformed)) for e in events)
+
+
+def test_format_detection() -> None:
+    fmt, lines = detect_format(iter(lines_of('\n{"type":"session","id":"x"}\n')))
+    assert fmt == "openclaw" and len(list(lines)) == 2
+    fmt, _ = detect_format(iter(lines_of('// c\n{"tool":"a"}\n')))
+    assert fmt == "trace"
+
+
+def test_v3_every_shape() -> None:
+    events = read_file(DATA / "every-shape.v3.jsonl")
+    calls = [e for e in events if isinstance(e, Call)]
+    outcomes = [e for e in events if isinstance(e, Outcome)]
+    assert {e.session for e in events} == {"synthetic-v3"}
+    # Parallel calls in one message; the gateway message contributes none.
+    assert [(c.tool, c.line, c.run) for c in calls] == [
+        ("read", 4, "run-1"),
+        ("edit", 4, "run-1"),
+        ("exec", 15, "run-2"),
+        ("sessions_spawn", 19, "run-3"),
+    ]
+    edit, read, orphan, veto = outcomes
+    # isError:true -> error = the joined text blocks.
+    assert edit.tool == "edit" and edit.error == "Could not\nfind text" and edit.result is None
+    # details.status "error" -> an ordinary result with content and details.
+    assert read.error is None and read.result["details"]["status"] == "error"
+    assert read.result["content"] == [{"type": "text", "text": "A"}]
+    assert orphan.orphan and orphan.tool == "exec" and orphan.args is None
+    assert veto.veto and veto.call_id == "call_3" and not veto.orphan
+
+
+def test_v3_compaction_retry_versus_routine() -> None:
+    events = read_file(DATA / "every-shape.v3.jsonl")
+    compactions = [(e.line, e.run) for e in events if isinstance(e, Compaction)]
+    # Line 11 is followed by a user message (routine); line 14 by agent work (a retry).
+    assert compactions == [(14, "run-2")]
+
+
+def test_v3_runs_and_real_run_ids() -> None:
+    events = read_file(DATA / "every-shape.v3.jsonl")
+    starts = [(e.line, e.run) for e in events if isinstance(e, RunStart)]
+    assert starts == [(3, "run-1"), (12, "run-2"), (18, "run-3")]
+    run_ids = [(e.line, e.run, e.run_id) for e in events if isinstance(e, RunId)]
+    assert run_ids == [(9, "run-1", "real-run-1"), (17, "run-2", "real-run-2")]
+
+
+def test_no_run_scope_puts_everything_in_one_run() -> None:
+    events = read_file(DATA / "every-shape.v3.jsonl", TranscriptOptions(run_scope=False))
+    assert {e.run for e in events if isinstance(e, (Call, Outcome, Compaction))} == {None}
+    assert not [e for e in events if isinstance(e, RunId)]
+
+
+def test_v1_file_parses() -> None:
+    events = read_file(DATA / "v1.jsonl")
+    calls = [e for e in events if isinstance(e, Call)]
+    assert [(c.tool, c.line) for c in calls] == [("bash", 3), ("read", 7)]
+    assert [e.line for e in events if isinstance(e, Compaction)] == [6]
+    assert {e.session for e in events} == {"synthetic-v1"}
+
+
+def test_branch_active_skips_the_dead_sibling() -> None:
+    path = DATA / "branches.v3.jsonl"
+    branch = active_branch(str(path))
+    assert branch == frozenset({"b0000001", "b0000003", "b0000004"})
+    every = [e.tool for e in read_file(path) if isinstance(e, Call)]
+    active = [
+        e.tool for e in read_file(path, TranscriptOptions(branch=branch)) if isinstance(e, Call)
+    ]
+    assert every == ["read", "read"] and len(active) == 1
+
+
+def test_active_branch_of_v1_is_file_order() -> None:
+    assert active_branch(str(DATA / "v1.jsonl")) is None
+
+
+def test_huge_lines_stream(tmp_path: Path) -> None:
+    big = "x" * 600_000
+    text = jsonl(
+        {"type": "session", "version": 3, "id": "huge"},
+        {"type": "message", "id": "h1", "message": {"role": "user", "content": big}},
+        {
+            "type": "message",
+            "id": "h2",
+            "message": {
+                "role": "assistant",
+                "content": [
+                    {"type": "toolCall", "id": "c", "name": "write", "arguments": {"c": big}}
+                ],
+            },
+        },
+    )
+    path = tmp_path / "huge.jsonl"
+    path.write_text(text, encoding="utf-8")
+    calls = [e for e in read_file(path) if isinstance(e, Call)]
+    assert [(c.tool, c.line) for c in calls] == [("write", 3)]
+
+
+def test_unreadable_file_is_a_read_error(tmp_path: Path) -> None:
+    with pytest.raises(ReadError) as caught, open_binary(str(tmp_path / "missing.jsonl")):
+        pass
+    assert "LC000 error: cannot read" in str(caught.value)
+
+
+def test_transcript_malformed_line_is_reported() -> None:
+    text = '{"type":"session","version":3,"id":"s"}\nnope\n[1]\n{"type":"label"}\n'
+    events = list(read_transcript("f", iter(lines_of(text))))
+    assert [(type(e).__name__, e.line) for e in events] == [("Malformed", 2), ("Malformed", 3)]
+
+
+def test_joined_text_of_string_and_images() -> None:
+    assert joined_text("plain") == "plain"
+    assert joined_text([{"type": "image", "data": "..."}, {"type": "text", "text": "t"}]) == "t"
+    assert joined_text(None) == ""
