@@ -1,10 +1,10 @@
 """Fixtures for the config tests: a file writer, and a stand-in reader while none exists.
 
 The JSON5 reader (`loopcfg.source.load_document`) is written by another engineer. Until it is
-importable, a stand-in built on the `json5` package reads files: values are right but every
-span points at line 1, column 1 of its file. Tests of exact lines and columns use
-`needs_positions`, which skips with its reason only while the real
-reader is missing.
+importable, a stand-in reads files with `loopcfg.source.json5.parse_json5` when that exists,
+else with the `json5` package (values right, every span at line 1, column 1 of its file).
+Tests of exact lines and columns use `needs_positions`: they skip, with the reason, only while
+no position-tracking reader exists.
 """
 
 from __future__ import annotations
@@ -28,10 +28,20 @@ def _real_reader_present() -> bool:
     return hasattr(source, "load_document") and hasattr(source, "SourceError")
 
 
+def _parser() -> Callable[[str, str], Document] | None:
+    try:
+        from loopcfg.source.json5 import parse_json5
+    except ImportError:  # pragma: no cover
+        return None
+    return parse_json5
+
+
 REAL_READER = _real_reader_present()
+PARSER = _parser()
 
 needs_positions = pytest.mark.skipif(
-    not REAL_READER, reason="loopcfg.source.load_document (position-tracking reader) not there yet"
+    not REAL_READER and PARSER is None,
+    reason="no position-tracking JSON5 reader in loopcfg.source yet",
 )
 
 
@@ -67,6 +77,14 @@ def _stand_in_load_document(
             "LC000", "error", f"cannot read: {error.strerror}", None, file=path
         )
         raise _StandInSourceError(diagnostic) from None
+    if PARSER is not None:
+        try:
+            return PARSER(text, path)
+        except Exception as error:
+            diagnostic = getattr(error, "diagnostic", None)
+            if isinstance(diagnostic, Diagnostic):
+                raise _StandInSourceError(diagnostic) from None
+            raise
     try:
         value = json5.loads(text)
     except ValueError as error:
