@@ -87,7 +87,8 @@ def _session_timeline(result: FileReplay, stats: SessionStats, show_args: bool) 
     aborts = [a for a in result.aborts if a.session == stats.session]
     lines = [f"{stats.file} · session {stats.session}"]
     if not events and not aborts:
-        lines.append(f"  {stats.calls} calls, nothing detected")
+        noun = "call" if stats.calls == 1 else "calls"
+        lines.append(f"  {stats.calls} {noun}, nothing detected")
         lines.append("")
         return lines
     for event in events:

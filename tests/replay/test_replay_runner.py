@@ -1,0 +1,177 @@
+"""The runner's semantics (06 §6.2) against a scripted engine double, and the renderers."""
+
+from __future__ import annotations
+
+from loopcfg.render.replay import render_json, render_text
+from loopcfg.replay.runner import FileReplay, replay_events
+from loopcfg.replay.trace import read_trace
+from loopcfg.replay.transcript import read_transcript
+
+from .helpers import DATA, ScriptedSessions, check_golden, jsonl, lines_of
+
+
+def replay_trace(text: str, strict: bool = False) -> tuple[FileReplay, ScriptedSessions]:
+    sessions = ScriptedSessions()
+    events = read_trace("t.jsonl", iter(lines_of(text)))
+    return replay_events("t.jsonl", events, sessions, strict=strict), sessions
+
+
+def test_blocked_call_is_not_recorded_and_its_outcome_dropped() -> None:
+    result, sessions = replay_trace(
+        jsonl(
+            {"tool": "block", "args": {}, "result": "r", "id": "b1"},
+            {"type": "outcome", "tool": "block", "args": {}, "result": "late", "id": "b1"},
+            {"tool": "read", "args": {}, "result": "r"},
+        )
+    )
+    log = sessions.sessions[("default", None)].log
+    assert [entry[0] for entry in log] == ["check", "check", "call", "outcome"]
+    stats = result.sessions[0]
+    assert (stats.calls, stats.blocks, stats.first_block_line, stats.first_block_call) == (
+        2,
+        1,
+        1,
+        1,
+    )
+
+
+def test_late_outcome_joins_its_calls_run() -> None:
+    _result, sessions = replay_trace(
+        jsonl(
+            {"tool": "web", "args": {}, "id": "c1", "run": "r1"},
+            {"type": "outcome", "tool": "web", "args": {}, "result": "x", "id": "c1"},
+        )
+    )
+    log = sessions.sessions[("default", None)].log
+    assert log[-1] == ("outcome", "web", "r1", "c1", "x", None)
+
+
+def test_abort_skips_the_rest_of_that_run_only() -> None:
+    result, _ = replay_trace(
+        jsonl(
+            {"type": "compaction", "run": "r1"},
+            {"tool": "gateway", "args": {}, "result": "ABORT", "run": "r1"},
+            {"tool": "read", "args": {}, "result": "x", "run": "r1"},
+            {"tool": "read", "args": {}, "result": "x", "run": "r2"},
+        )
+    )
+    stats = result.sessions[0]
+    assert (stats.calls, stats.skipped, stats.aborted) == (2, 1, True)
+    assert [(a.line, a.run, a.tool, a.count, a.code) for a in result.aborts] == [
+        (2, "r1", "gateway", 3, "compaction_loop_persisted")
+    ]
+
+
+def test_abort_without_run_ids_skips_the_whole_session() -> None:
+    result, _ = replay_trace(
+        jsonl(
+            {"type": "compaction"},
+            {"tool": "gateway", "args": {}, "result": "ABORT"},
+            {"tool": "read", "args": {}, "run": "later"},
+            {"tool": "read", "args": {}, "session": "other"},
+        )
+    )
+    by_name = {s.session: s for s in result.sessions}
+    assert (by_name["default"].calls, by_name["default"].skipped) == (1, 1)
+    assert (by_name["other"].calls, by_name["other"].skipped) == (1, 0)
+
+
+def test_suppressed_warnings_are_listed_but_not_counted() -> None:
+    result, _ = replay_trace(
+        jsonl({"tool": "warn", "args": {}, "result": 1}, {"tool": "warnq", "args": {}, "result": 1})
+    )
+    assert [e.emitted for e in result.events] == [True, False]
+    assert result.sessions[0].warnings == 1
+
+
+def test_config_switch_uses_that_agent() -> None:
+    _result, sessions = replay_trace(
+        jsonl(
+            {"tool": "read", "args": {}},
+            {"type": "config", "agent": "safe"},
+            {"tool": "read", "args": {}},
+        )
+    )
+    assert set(sessions.sessions) == {("default", None), ("default", "safe")}
+
+
+def test_strict_stops_at_the_first_malformed_line() -> None:
+    text = jsonl({"tool": "read", "args": {}}) + "oops\n" + jsonl({"tool": "read", "args": {}})
+    lenient, _ = replay_trace(text)
+    strict, _ = replay_trace(text, strict=True)
+    assert (lenient.sessions[0].calls, len(lenient.problems), lenient.stopped) == (2, 1, False)
+    assert (strict.sessions[0].calls, len(strict.problems), strict.stopped) == (1, 1, True)
+
+
+def replay_v3() -> tuple[FileReplay, ScriptedSessions]:
+    sessions = ScriptedSessions()
+    path = DATA / "every-shape.v3.jsonl"
+    with path.open("rb") as stream:
+        events = read_transcript(path.name, enumerate(stream, start=1))
+        return replay_events(path.name, events, sessions), sessions
+
+
+def test_transcript_orphans_veto_and_compaction_reach_the_engine() -> None:
+    result, sessions = replay_v3()
+    log = sessions.sessions[("synthetic-v3", None)].log
+    assert (
+        "outcome",
+        "exec",
+        "run-1",
+        "call_zz",
+        {"content": [{"type": "text", "text": "?"}]},
+        None,
+    ) in log
+    assert ("compaction", "run-2") in log
+    assert result.sessions[0].orphan_results == 1
+    # The engine double has no forget_call: the veto result is recorded (it carries no hash).
+    assert [e for e in log if e[0] == "outcome" and e[3] == "call_3"]
+
+
+def test_transcript_veto_uses_forget_call_when_the_engine_offers_it() -> None:
+    forgotten: list[tuple[str, str | None, str | None]] = []
+
+    class Forgetful(ScriptedSessions):
+        def session(self, key: str, agent: str | None):  # type: ignore[no-untyped-def]
+            session = super().session(key, agent)
+            session.forget_call = lambda tool, args, run_id=None, call_id=None: forgotten.append(  # type: ignore[attr-defined]
+                (tool, run_id, call_id)
+            )
+            return session
+
+    path = DATA / "every-shape.v3.jsonl"
+    with path.open("rb") as stream:
+        replay_events(path.name, read_transcript(path.name, enumerate(stream, 1)), Forgetful())
+    assert forgotten == [("exec", "run-2", "call_3")]
+
+
+def golden_trace() -> FileReplay:
+    result, _ = replay_trace(
+        jsonl(
+            {"tool": "read", "args": {"path": "/secret"}, "result": 1, "run": "r1"},
+            {"tool": "warn", "args": {"path": "/secret"}, "result": 1, "run": "r1"},
+            {"tool": "warnq", "args": {}, "result": 1, "run": "r1"},
+            {"tool": "block", "args": {}, "result": 1, "run": "r1"},
+            {"type": "compaction", "run": "r1"},
+            {"tool": "gateway", "args": {}, "result": "ABORT", "run": "r1"},
+            {"tool": "read", "args": {}, "result": 1, "run": "r1"},
+            {"tool": "read", "args": {}, "session": "quiet"},
+        )
+    )
+    return result
+
+
+def test_json_output_golden() -> None:
+    check_golden("scripted.json", render_json([golden_trace()]))
+
+
+def test_text_output_golden_never_shows_arguments() -> None:
+    text = render_text([golden_trace()])
+    assert "/secret" not in text
+    check_golden("scripted.txt", text)
+
+
+def test_show_args_prints_arguments() -> None:
+    assert "/secret" in render_text([golden_trace()], show_args=True)
+    assert "/secret" in render_json([golden_trace()], show_args=True)
+    assert "/secret" not in render_json([golden_trace()])
