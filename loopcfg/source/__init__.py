@@ -1,0 +1,143 @@
+"""Read config files into position-tracking Documents (JSON5, JSON, YAML).
+
+`load_document` reads a file (or stdin for `-`) and refuses bad input with one diagnostic:
+LC000 when the file cannot be read (missing, unreadable, a directory, over the size limit),
+LC001 when it is not parseable text (empty, not UTF-8, binary, too deep, a syntax error).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import sys
+from typing import BinaryIO
+
+from loopcfg.source.errors import SourceError, read_error, syntax_error
+from loopcfg.source.nodes import Document, Format, Span, split_lines
+
+__all__ = ["DEFAULT_MAX_BYTES", "SourceError", "format_for", "load_document", "parse_text"]
+
+DEFAULT_MAX_BYTES = 2 * 1024 * 1024
+_FORMATS: tuple[Format, ...] = ("json5", "json", "yaml")
+
+
+def format_for(name: str) -> Format:
+    """The input format a file name implies: YAML by extension, JSON for .json, else JSON5."""
+    lowered = name.lower()
+    if lowered.endswith((".yaml", ".yml")):
+        return "yaml"
+    if lowered.endswith(".json"):
+        return "json"  # parsed as JSON5 all the same: OpenClaw's openclaw.json is JSON5
+    return "json5"
+
+
+def parse_text(text: str, file: str, format: str = "json5") -> Document:
+    """Parse a string; raises SourceError (LC001) at the first syntax error."""
+    if format not in _FORMATS:
+        raise ValueError(f"unknown input format {format!r} (expected one of {_FORMATS})")
+    if format == "yaml":
+        from loopcfg.source.yaml import parse_yaml
+
+        return parse_yaml(text, file)
+    from loopcfg.source.json5 import parse_json5
+
+    return parse_json5(text, file, "json" if format == "json" else "json5")
+
+
+def load_document(
+    path: str,
+    *,
+    input_format: str | None = None,
+    stdin_filename: str | None = None,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    stdin: BinaryIO | None = None,
+) -> Document:
+    """Read and parse `path` (`-` is stdin, named `stdin_filename` or `<stdin>` in messages)."""
+    if path == "-":
+        name = stdin_filename or "<stdin>"
+        data = _read_stdin(stdin, max_bytes, name)
+    else:
+        name = path
+        data = _read_file(path, max_bytes)
+    text = decode(data, name)
+    chosen = input_format or format_for(stdin_filename or "" if path == "-" else path)
+    return parse_text(text, name, chosen)
+
+
+def _limit_text(max_bytes: int) -> str:
+    mebibytes = max_bytes / (1024 * 1024)
+    return f"{mebibytes:g} MiB" if mebibytes == int(mebibytes) else f"{max_bytes} bytes"
+
+
+def _read_file(path: str, max_bytes: int) -> bytes:
+    try:
+        info = os.stat(path)
+        if stat.S_ISDIR(info.st_mode):
+            raise read_error("is a directory, not a config file", path)
+        if info.st_size > max_bytes:
+            raise read_error(
+                f"the file is larger than the {_limit_text(max_bytes)} limit "
+                f"({info.st_size} bytes)",
+                path,
+            )
+        with open(path, "rb") as handle:
+            data = handle.read(max_bytes + 1)
+    except FileNotFoundError:
+        raise read_error("no such file", path) from None
+    except PermissionError:
+        raise read_error("permission denied: the file cannot be read", path) from None
+    except OSError as error:
+        raise read_error(f"cannot read the file: {error.strerror or error}", path) from None
+    if len(data) > max_bytes:  # it grew, or it is a device/pipe with no size
+        raise read_error(f"the file is larger than the {_limit_text(max_bytes)} limit", path)
+    return data
+
+
+def _read_stdin(stream: BinaryIO | None, max_bytes: int, name: str) -> bytes:
+    source = stream if stream is not None else getattr(sys.stdin, "buffer", None)
+    try:
+        if source is None:
+            data = sys.stdin.read(max_bytes + 1).encode("utf-8", "surrogateescape")
+        else:
+            data = source.read(max_bytes + 1)
+    except OSError as error:
+        raise read_error(f"cannot read standard input: {error.strerror or error}", name) from None
+    if len(data) > max_bytes:
+        raise read_error(f"the input is larger than the {_limit_text(max_bytes)} limit", name)
+    return data
+
+
+def _point(text_before: str, file: str) -> Span:
+    """The span of the character right after `text_before` (BOM not counted)."""
+    lines = split_lines(text_before)
+    line, column = len(lines), len(lines[-1]) + 1
+    return Span(file, line, column, line, column + 1)
+
+
+def decode(data: bytes, file: str) -> str:
+    """UTF-8 text of `data`; LC001 for empty, binary (NUL bytes) or non-UTF-8 input."""
+    if not data or data == b"\xef\xbb\xbf":
+        raise syntax_error("the file is empty", Span(file, 1, 1, 1, 1), file)
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise syntax_error(
+            "not UTF-8: the file starts with a UTF-16 byte order mark",
+            Span(file, 1, 1, 1, 2),
+            file,
+            hint="save the file as UTF-8",
+        )
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        before = data[:nul].decode("utf-8", "replace")
+        raise syntax_error(
+            "binary data: the file contains a NUL byte", _point(before, file), file
+        )
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        before = data[: error.start].decode("utf-8", "replace")
+        raise syntax_error(
+            f"not UTF-8: invalid byte 0x{data[error.start]:02x}",
+            _point(before, file),
+            file,
+            hint="save the file as UTF-8",
+        ) from None
