@@ -60,7 +60,9 @@ def validate_config(loaded: LoadedConfig) -> list[Diagnostic]:
         for diagnostic in _diagnose(root, tuple(error.absolute_path), error, loaded.file):
             key = (diagnostic.code, diagnostic.path or "", diagnostic.message)
             found.setdefault(key, diagnostic)
-    diagnostics = list(found.values())
+    # A value whose `${VAR}` failed is already reported (LC006); its type follows from that.
+    unresolved = {d.path for d in loaded.diagnostics if d.code == "LC006"}
+    diagnostics = [d for d in found.values() if d.path not in unresolved]
     for block_path in block_paths(root):
         diagnostics.extend(_order_errors(root, block_path, loaded.file))
     return diagnostics
@@ -183,7 +185,7 @@ def _integer_hint(node: Node) -> str | None:
     if isinstance(value, int | float) and not isinstance(value, bool):
         if is_integer_value(value):
             return "the smallest value is 1"
-        return "thresholds count tool calls: use a whole number"
+        return "use a whole number, 1 or more"
     return None
 
 
