@@ -60,7 +60,7 @@ def load_document(
         name = path
         data = _read_file(path, max_bytes)
     text = decode(data, name)
-    chosen = input_format or format_for(stdin_filename or "" if path == "-" else path)
+    chosen = input_format or format_for((stdin_filename or "") if path == "-" else path)
     return parse_text(text, name, chosen)
 
 

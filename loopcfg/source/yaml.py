@@ -1,0 +1,145 @@
+"""YAML configs via ruamel.yaml's composer: positions from its marks, comments found beside it.
+
+We walk the composed node graph ourselves rather than constructing Python objects: that keeps
+every key's and value's position, and keeps duplicate keys (ruamel's constructor refuses them).
+Only JSON-like values come out: mapping keys are their written text (`1:` is the key "1"),
+scalars tagged null/bool/int/float become those values, every other scalar (timestamps,
+binary, custom tags) is its written text as a string; `<<` merge keys are applied (merged keys
+that the mapping writes itself are not repeated). ruamel is imported only here, lazily.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from loopcfg.source.errors import SourceError, syntax_error
+from loopcfg.source.json5 import MAX_DEPTH
+from loopcfg.source.nodes import (
+    ArrayNode,
+    Comment,
+    DocPath,
+    Document,
+    Entry,
+    Key,
+    Node,
+    ObjectNode,
+    ScalarNode,
+    Span,
+)
+
+__all__ = ["parse_yaml"]
+
+_TAG = "tag:yaml.org,2002:"
+# A "#" starts a comment at the start of a line or after a space or tab.
+_COMMENT = re.compile(r"(?:^|(?<=[ \t]))#[^\n\r]*", re.MULTILINE)
+
+
+def parse_yaml(text: str, file: str) -> Document:
+    """Parse YAML text into a Document; raises SourceError (LC001)."""
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
+    body = text[1:] if text.startswith("\ufeff") else text
+    yaml = YAML(typ="rt", pure=True)
+    try:
+        composed = yaml.compose(body)
+    except MarkedYAMLError as error:
+        mark = error.problem_mark or error.context_mark
+        message = f"YAML: {error.problem or error.context or 'syntax error'}"
+        span = None if mark is None else Span(file, mark.line + 1, mark.column + 1, mark.line + 1, mark.column + 2)
+        raise syntax_error(message, span, file) from None
+    except YAMLError as error:
+        raise syntax_error(f"YAML: {error}", Span(file, 1, 1, 1, 1), file) from None
+    if composed is None:
+        raise syntax_error("the file has no value, only comments", Span(file, 1, 1, 1, 1), file)
+    walker = _Walker(file, yaml)
+    root = walker.node(composed, (), 1)
+    return Document(file, text, root, _comments(body, file, walker.quoted), "yaml")
+
+
+def _span(file: str, node: Any) -> Span:
+    start, end = node.start_mark, node.end_mark
+    return Span(file, start.line + 1, start.column + 1, end.line + 1, end.column + 1)
+
+
+class _Walker:
+    def __init__(self, file: str, yaml: Any) -> None:
+        self.file = file
+        self.constructor = yaml.constructor
+        # Index ranges of quoted and block scalars: a "#" inside them is not a comment.
+        self.quoted: list[tuple[int, int]] = []
+
+    def fail(self, message: str, node: Any) -> SourceError:
+        return syntax_error(message, _span(self.file, node), self.file)
+
+    def node(self, node: Any, path: DocPath, depth: int) -> Node:
+        kind = node.id
+        if kind == "scalar":
+            return self.scalar(node, path)
+        if depth > MAX_DEPTH:
+            raise self.fail(f"nesting deeper than {MAX_DEPTH} levels", node)
+        if kind == "sequence":
+            items = [
+                self.node(item, (*path, index), depth + 1) for index, item in enumerate(node.value)
+            ]
+            return ArrayNode(items, _span(self.file, node), path)
+        return ObjectNode(self.entries(node, path, depth), _span(self.file, node), path)
+
+    def entries(self, node: Any, path: DocPath, depth: int) -> list[Entry]:
+        entries: list[Entry] = []
+        merged: list[Any] = []
+        for key_node, value_node in node.value:
+            if key_node.tag == _TAG + "merge":
+                merged.extend(value_node.value if value_node.id == "sequence" else [value_node])
+                continue
+            if key_node.id != "scalar":
+                raise self.fail("a mapping key must be a plain string, not a collection", key_node)
+            self.remember(key_node)
+            name = str(key_node.value)
+            key = Key(name, _span(self.file, key_node))
+            entries.append(Entry(key, self.node(value_node, (*path, name), depth + 1)))
+        written = {entry.key.name for entry in entries}
+        inherited: list[Entry] = []
+        for source in merged:
+            if source.id != "mapping":
+                raise self.fail("a << merge needs a mapping or a list of mappings", source)
+            for entry in self.entries(source, path, depth):
+                if entry.key.name not in written:
+                    written.add(entry.key.name)
+                    inherited.append(entry)
+        return inherited + entries
+
+    def remember(self, node: Any) -> None:
+        if node.style in ("'", '"', "|", ">"):
+            self.quoted.append((node.start_mark.index, node.end_mark.index))
+
+    def scalar(self, node: Any, path: DocPath) -> ScalarNode:
+        self.remember(node)
+        tag = node.tag
+        value: bool | int | float | str | None
+        if tag in (_TAG + "null", _TAG + "bool", _TAG + "int", _TAG + "float"):
+            constructed = self.constructor.construct_object(node, deep=True)
+            if constructed is None or isinstance(constructed, bool):
+                value = constructed
+            elif isinstance(constructed, int):
+                value = int(constructed)
+            else:
+                value = float(constructed)
+        else:
+            value = str(node.value)
+        span = _span(self.file, node)
+        return ScalarNode(value, span, path, str(node.value))
+
+
+def _comments(body: str, file: str, quoted: list[tuple[int, int]]) -> list[Comment]:
+    from loopcfg.source.json5 import _Parser
+
+    positions = _Parser(body, file)
+    comments = []
+    for match in _COMMENT.finditer(body):
+        start = match.start()
+        if any(low <= start < high for low, high in quoted):
+            continue
+        comments.append(Comment(match.group(), positions.span(start, match.end())))
+    return comments
