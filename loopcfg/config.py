@@ -8,12 +8,12 @@ suppression comments, duplicate keys and source lines are still found in them.
 
 from __future__ import annotations
 
+import io
 import os
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO
+from typing import IO, BinaryIO
 
 from loopcfg.diagnostics import Diagnostic
 from loopcfg.envvars import substitute_config
@@ -116,28 +116,21 @@ def _read_top(
 ) -> Document:
     from loopcfg.source import load_document
 
-    if name == "-" and stdin is not None:
-        original = sys.stdin
-        sys.stdin = _as_text_stream(stdin)
-        try:
-            return load_document(
-                name, input_format=input_format, stdin_filename=stdin_filename, max_bytes=max_bytes
-            )
-        finally:
-            sys.stdin = original
     return load_document(
-        name, input_format=input_format, stdin_filename=stdin_filename, max_bytes=max_bytes
+        name,
+        input_format=input_format,
+        stdin_filename=stdin_filename,
+        max_bytes=max_bytes,
+        stdin=None if stdin is None else _as_binary(stdin),
     )
 
 
-def _as_text_stream(stream: IO[bytes] | IO[str]) -> IO[str]:
-    """Wrap a binary stream so that the source reader sees what `sys.stdin` would give it."""
-    import io
-
+def _as_binary(stream: IO[bytes] | IO[str]) -> BinaryIO:
+    """The source reader takes bytes (it decodes and reports bad UTF-8 itself)."""
     data = stream.read()
     if isinstance(data, str):
-        return io.TextIOWrapper(io.BytesIO(data.encode("utf-8", "surrogatepass")), "utf-8")
-    return io.TextIOWrapper(io.BytesIO(data), "utf-8")
+        data = data.encode("utf-8", "surrogateescape")
+    return io.BytesIO(data)
 
 
 def _root_not_object(root: Node, file: str) -> Diagnostic:
