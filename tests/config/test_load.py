@@ -1,0 +1,55 @@
+"""load_config never raises: what the reader refuses comes back as one diagnostic."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from loopcfg.config import load_config, loaded_from_python
+from loopcfg.source.nodes import to_python
+
+from .conftest import REAL_READER
+
+Write = Callable[[str, str], Path]
+needs_reader = pytest.mark.skipif(not REAL_READER, reason="loopcfg.source.load_document missing")
+
+
+@needs_reader
+def test_unreadable_and_unparsable_top_level_files(write: Write, tmp_path: Path) -> None:
+    missing = load_config(tmp_path / "nope.json5", env={})
+    assert [d.code for d in missing.diagnostics] == ["LC000"]
+    assert (missing.root, missing.document) == (None, None)
+    broken = load_config(write("openclaw.json5", "{ tools: "), env={})
+    assert [d.code for d in broken.diagnostics] == ["LC001"]
+    assert broken.root is None and not broken.ok
+
+
+@needs_reader
+def test_stdin_with_includes_relative_to_the_current_directory(
+    write: Write, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write("ld.json5", "{ enabled: true }")
+    monkeypatch.chdir(tmp_path)
+    text = (
+        '{ tools: { loopDetection: { $include: "ld.json5" } }, agents: { list: [{ id: "${A}" }] } }'
+    )
+    loaded = load_config("-", env={"A": "main"}, stdin=io.StringIO(text), stdin_filename="x.json5")
+    assert loaded.diagnostics == []
+    assert loaded.file == "x.json5"
+    assert to_python(loaded.root) == {  # type: ignore[arg-type]
+        "tools": {"loopDetection": {"enabled": True}},
+        "agents": {"list": [{"id": "main"}]},
+    }
+    from_bytes = load_config("-", env={}, stdin=io.BytesIO(b"{ a: 1 }"))
+    assert (from_bytes.file, to_python(from_bytes.root)) == ("<stdin>", {"a": 1})  # type: ignore[arg-type]
+
+
+def test_plain_dicts() -> None:
+    loaded = loaded_from_python({"tools": {"loopDetection": {"enabled": True}}})
+    assert loaded.ok and loaded.root is not None and loaded.documents == {}
+    block = loaded.root.get("tools").get("loopDetection")  # type: ignore[union-attr]
+    assert block.get("enabled").path == ("tools", "loopDetection", "enabled")  # type: ignore[union-attr]
+    assert [d.code for d in loaded_from_python("text").diagnostics] == ["LC008"]
