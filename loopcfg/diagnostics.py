@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Literal, TypeAlias
+from typing import TYPE_CHECKING, Literal, TypeAlias
 
-from loopcfg.source.nodes import Span
+if TYPE_CHECKING:
+    # Only for annotations: importing loopcfg.source here at run time is a cycle
+    # (loopcfg.source -> source.errors -> diagnostics).
+    from loopcfg.source.nodes import Span
 
 Severity: TypeAlias = Literal["error", "warning", "info"]
 
