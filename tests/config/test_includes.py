@@ -243,3 +243,17 @@ def test_array_include_merges_like_the_reference(tmp_path_factory: Any, parts: l
     loaded = load_config(top, env={})
     assert loaded.diagnostics == []
     assert to_python(loaded.root) == {"x": expected}
+
+
+def test_yaml_configs_include_json5_files(write: Write) -> None:
+    write("ld.json5", "{ enabled: true, historySize: 40 }")
+    top = write(
+        "openclaw.yaml",
+        "tools:\n  loopDetection:\n    $include: ./ld.json5\n    warningThreshold: 5\n",
+    )
+    loaded = load_config(top, env={})
+    assert loaded.diagnostics == []
+    assert to_python(loaded.root) == {
+        "tools": {"loopDetection": {"enabled": True, "historySize": 40, "warningThreshold": 5}}
+    }
+    assert loaded.root.get("tools").get("loopDetection").get("warningThreshold").span.line == 4  # type: ignore[union-attr]
