@@ -104,7 +104,9 @@ def main() -> None:
     if not (ours == json5.loads(json5_text) == json.loads(json_text)):
         raise SystemExit("the parsers disagree on the generated config")
     timings = {
-        "loopcfg parse_json5": _best(lambda: parse_json5(json5_text, "bench.json5"), options.repeat),
+        "loopcfg parse_json5": _best(
+            lambda: parse_json5(json5_text, "bench.json5"), options.repeat
+        ),
         "json5.loads": _best(lambda: json5.loads(json5_text), 1 if options.repeat else 0),
         "json.loads (equivalent JSON)": _best(lambda: json.loads(json_text), options.repeat),
     }

@@ -128,9 +128,7 @@ def decode(data: bytes, file: str) -> str:
     nul = data.find(b"\x00")
     if nul >= 0:
         before = data[:nul].decode("utf-8", "replace")
-        raise syntax_error(
-            "binary data: the file contains a NUL byte", _point(before, file), file
-        )
+        raise syntax_error("binary data: the file contains a NUL byte", _point(before, file), file)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:

@@ -22,7 +22,9 @@ class SourceError(Exception):
         return f"{where}: {self.diagnostic.code} error: {self.diagnostic.message}"
 
 
-def syntax_error(message: str, span: Span | None, file: str, hint: str | None = None) -> SourceError:
+def syntax_error(
+    message: str, span: Span | None, file: str, hint: str | None = None
+) -> SourceError:
     """LC001: the text is not valid JSON5/YAML (or not text at all)."""
     return SourceError(Diagnostic.at("LC001", "error", message, span, file=file, hint=hint))
 

@@ -54,9 +54,7 @@ _LOOSE_NUMBER = re.compile(r"[+-]?(?:[0-9A-Za-z_$.]|(?<=[eE])[+-])*")
 _ASCII_WORD = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
 # An unquoted key as written: ASCII name characters, \uXXXX escapes, any non-ASCII character
 # that is not whitespace; checked against ID_Start/ID_Continue afterwards.
-_LOOSE_KEY = re.compile(
-    f"(?:[A-Za-z0-9_$]|\\\\(?:u[0-9A-Fa-f]{{4}})?|[^\\x00-\\x7f{_WS_CHARS}])+"
-)
+_LOOSE_KEY = re.compile(f"(?:[A-Za-z0-9_$]|\\\\(?:u[0-9A-Fa-f]{{4}})?|[^\\x00-\\x7f{_WS_CHARS}])+")
 _KEY_ESCAPE = re.compile(r"\\u([0-9A-Fa-f]{4})")
 _HEX2 = re.compile(r"[0-9A-Fa-f]{2}")
 _HEX4 = re.compile(r"[0-9A-Fa-f]{4}")

@@ -47,7 +47,11 @@ def parse_yaml(text: str, file: str) -> Document:
     except MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         message = f"YAML: {error.problem or error.context or 'syntax error'}"
-        span = None if mark is None else Span(file, mark.line + 1, mark.column + 1, mark.line + 1, mark.column + 2)
+        span = (
+            None
+            if mark is None
+            else Span(file, mark.line + 1, mark.column + 1, mark.line + 1, mark.column + 2)
+        )
         raise syntax_error(message, span, file) from None
     except YAMLError as error:
         raise syntax_error(f"YAML: {error}", Span(file, 1, 1, 1, 1), file) from None

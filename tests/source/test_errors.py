@@ -73,9 +73,7 @@ def _describe(name: str) -> dict[str, object]:
         "message": diagnostic.message,
         "hint": diagnostic.hint,
         "span": None if span is None else [span.line, span.column, span.end_line, span.end_column],
-        "related": [
-            [r.message, r.span.line, r.span.column] for r in diagnostic.related
-        ],
+        "related": [[r.message, r.span.line, r.span.column] for r in diagnostic.related],
     }
 
 

@@ -93,10 +93,12 @@ def _container(children: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
         body = ("," + gap).join(items)
         return opening + gap + body + ("," if trailing and items else "") + gap + closing
 
-    arrays = st.builds(join, st.lists(children, max_size=4), st.just("["), st.just("]"),
-                       st.booleans(), _gap)
-    members = st.lists(st.tuples(_key, _gap, children).map(lambda m: f"{m[0]}{m[1]}:{m[2]}"),
-                       max_size=4)
+    arrays = st.builds(
+        join, st.lists(children, max_size=4), st.just("["), st.just("]"), st.booleans(), _gap
+    )
+    members = st.lists(
+        st.tuples(_key, _gap, children).map(lambda m: f"{m[0]}{m[1]}:{m[2]}"), max_size=4
+    )
     objects = st.builds(join, members, st.just("{"), st.just("}"), st.booleans(), _gap)
     return arrays | objects
 
