@@ -108,7 +108,7 @@ def _quote(token: str) -> str:
 
 
 class _Parser:
-    __slots__ = ("text", "file", "start", "end", "line_starts", "comments", "open")
+    __slots__ = ("comments", "end", "file", "line_starts", "open", "start", "text")
 
     def __init__(self, text: str, file: str) -> None:
         self.text = text
@@ -482,8 +482,9 @@ class _Parser:
             else:
                 char, width = text[position], 1
             if not _is_key_char(char, not name):
+                written = _quote(text[position : position + width])
                 raise self.fail(
-                    f"{_quote(text[position : position + width])} is not allowed in an unquoted key",
+                    f"{written} is not allowed in an unquoted key",
                     position,
                     position + width,
                     hint="put the key in quotes",

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import sys
 import subprocess
+import sys
 
 from loopcfg.source import parse_text
 from loopcfg.source.nodes import ArrayNode, ObjectNode, Span, to_python
