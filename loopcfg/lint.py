@@ -1,0 +1,540 @@
+"""Semantic lints (03): LC101-LC108, LC201, LC202 on the global block and every agent's merge.
+
+Each block lint looks at one *scope*: the global block alone (over the defaults), or one agent's
+merged result (global block + the agent's override, 02 §2.2). A finding points at the written
+value that is wrong to the user's eye, preferring the agent's own written values, then the
+global block's, then the agent entry's id (03 "where a diagnostic points"). A finding of an
+agent's scope that is identical to a finding of the global scope (same code, place and message)
+is the global finding inherited: it is reported once, for the global block, without an agent.
+
+When lints run: they read only parts without errors. Any LC0xx error inside (or above) a block
+skips the block lints of that scope; an error in the global block skips every agent scope too
+(each one reads it); an error without a document path (an `$include` refusal) skips all block
+lints. LC106 and LC108 read only well-formed agent ids, and LC107 reads the documents, so those
+always run. `check.py` calls `lint_config` after `validate_config`; `lint_config` finds the
+errors itself, so it is safe to call on any loaded config.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from loopcfg.catalogue import severity_of
+from loopcfg.diagnostics import Diagnostic, Related
+from loopcfg.keys import SETTINGS_BY_NAME
+from loopcfg.resolve import (
+    GLOBAL_BLOCK,
+    AgentEntry,
+    Written,
+    agent_block,
+    agent_entries,
+    block_settings,
+    config_errors,
+    global_block,
+    merge_written,
+    settings_for,
+)
+from loopcfg.settings import Adjustment, EffectiveSettings
+from loopcfg.source.nodes import ArrayNode, DocPath, Node, ObjectNode, Span, format_path
+
+if TYPE_CHECKING:
+    from loopcfg.config import LoadedConfig
+
+__all__ = ["lint_config"]
+
+DETECTOR_FLAGS = ("detectors.genericRepeat", "detectors.knownPollNoProgress", "detectors.pingPong")
+# Settings that only matter while the rolling detectors run (`enabled` true), for LC103.
+DETECTOR_SETTINGS = (
+    "historySize",
+    "warningThreshold",
+    "criticalThreshold",
+    "unknownToolThreshold",
+    "globalCircuitBreakerThreshold",
+    *DETECTOR_FLAGS,
+)
+GUARD_SETTINGS = ("postCompactionGuard.windowSize",)
+_GLOBAL_PATH = format_path(GLOBAL_BLOCK)
+
+
+@dataclass(slots=True)
+class _Finding:
+    """A lint result before it becomes a Diagnostic (the agent prefix is added last)."""
+
+    code: str
+    message: str
+    span: Span | None
+    path: str
+    hint: str | None = None
+    related: tuple[Related, ...] = ()
+
+    def identity(self) -> tuple[str, Span | None, str, str]:
+        return (self.code, self.span, self.path, self.message)
+
+
+@dataclass(slots=True)
+class _Scope:
+    """One block as the runtime sees it: the global block alone, or one agent's merge."""
+
+    agent: AgentEntry | None
+    global_written: dict[str, Written]
+    own: dict[str, Written]  # written in this scope's own block
+    merged: dict[str, Written] = field(default_factory=dict)
+    settings: EffectiveSettings = field(default_factory=EffectiveSettings)
+
+    @classmethod
+    def build(
+        cls, agent: AgentEntry | None, global_written: dict[str, Written], own: dict[str, Written]
+    ) -> _Scope:
+        merged = merge_written(global_written, own) if agent is not None else dict(own)
+        settings = settings_for(merged, agent=agent.id if agent else None)
+        return cls(agent, global_written, own, merged, settings)
+
+    def fallback(self) -> tuple[Span | None, str]:
+        """Where a finding about defaults only points: the agent's id, else the global block."""
+        if self.agent is not None:
+            return self.agent.id_span, format_path((*self.agent.path, "id"))
+        return None, _GLOBAL_PATH
+
+    def locate(self, names: Sequence[str]) -> tuple[Span | None, str, str | None]:
+        """The agent's own written value among `names` first, then the global block's."""
+        for origin in ("agent", "global"):
+            for name in names:
+                written = self.merged.get(name)
+                if written is not None and written.origin == origin:
+                    return written.span, written.path, name
+        span, path = self.fallback()
+        return span, path, None
+
+    def label(self, name: str, primary: str | None) -> str:
+        """How a value is named in a message: `here`, `default`, `raised`, `global at f:l:c`."""
+        if name == primary:
+            return "here"
+        if any(adjustment.setting == name for adjustment in self.settings.adjustments):
+            return "raised"
+        written = self.merged.get(name)
+        if written is None:
+            return "default"
+        return f"{written.origin} at {_where(written.span)}" if written.span else written.origin
+
+    def related(self, names: Iterable[str], primary: str | None) -> tuple[Related, ...]:
+        out: list[Related] = []
+        for name in names:
+            written = self.merged.get(name)
+            if name == primary or written is None or written.span is None:
+                continue
+            out.append(Related(written.span, f"{name} is {_show(written.value)} here"))
+        return tuple(out)
+
+
+def _where(span: Span | None) -> str:
+    return "" if span is None else f"{span.file}:{span.line}:{span.column}"
+
+
+def _show(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+# -- the lint functions: each reads one scope and returns its findings --
+
+
+def _lc101_order_after_merge(scope: _Scope) -> list[_Finding]:
+    """Each runtime raise of a threshold is an ordering the user broke (only) by merging."""
+    findings: list[_Finding] = []
+    values = {
+        "warningThreshold": scope.settings.warning_threshold,
+        "criticalThreshold": scope.settings.critical_threshold,
+    }
+    for adjustment in scope.settings.adjustments:
+        lower = _lower_of(adjustment)
+        involved = [adjustment.setting, lower]
+        if lower == "criticalThreshold" and _was_adjusted(scope, "criticalThreshold"):
+            involved.append("warningThreshold")
+        span, path, primary = scope.locate(involved)
+        lower_value = values[lower]
+        message = (
+            f"{lower} {lower_value} ({scope.label(lower, primary)}) is not below "
+            f"{adjustment.setting} {adjustment.written} "
+            f"({_written_label(scope, adjustment.setting, primary)}); "
+            f"OpenClaw raises {adjustment.setting} to {adjustment.effective}"
+        )
+        hint = f"set {adjustment.setting} above {lower_value} or lower {lower}"
+        related = scope.related(involved, primary)
+        findings.append(_Finding("LC101", message, span, path, hint, related))
+    return findings
+
+
+def _lower_of(adjustment: Adjustment) -> str:
+    if adjustment.setting == "criticalThreshold":
+        return "warningThreshold"
+    return "criticalThreshold"
+
+
+def _was_adjusted(scope: _Scope, name: str) -> bool:
+    return any(adjustment.setting == name for adjustment in scope.settings.adjustments)
+
+
+def _written_label(scope: _Scope, name: str, primary: str | None) -> str:
+    """The label of the value as written (before the raise) of a raised setting."""
+    if name == primary:
+        return "here"
+    written = scope.merged.get(name)
+    if written is None:
+        return "default"
+    return f"{written.origin} at {_where(written.span)}" if written.span else written.origin
+
+
+def _lc102_unreachable(scope: _Scope) -> list[_Finding]:
+    """A threshold above the counts the history can hold can never fire (effective values)."""
+    settings = scope.settings
+    history = settings.history_size
+    findings: list[_Finding] = []
+    checks = (
+        ("warningThreshold", settings.warning_threshold, settings.ping_pong),
+        ("criticalThreshold", settings.critical_threshold, settings.ping_pong),
+        ("unknownToolThreshold", settings.unknown_tool_threshold, False),
+        ("globalCircuitBreakerThreshold", settings.global_circuit_breaker_threshold, False),
+    )
+    for name, value, ping_pong in checks:
+        limit = history + 1 if ping_pong else history
+        if value <= limit:
+            continue
+        involved = [name, "historySize"]
+        if _was_adjusted(scope, name):
+            involved.extend(["warningThreshold", "criticalThreshold"])
+        if ping_pong:
+            involved.append("detectors.pingPong")
+        span, path, primary = scope.locate(involved)
+        shown = "raised" if _was_adjusted(scope, name) and primary != name else None
+        value_label = shown or scope.label(name, primary)
+        bound = f"historySize {history} ({scope.label('historySize', primary)})"
+        if ping_pong:
+            bound += " + 1 (a ping-pong count includes the current call)"
+        message = f"{name} {value} ({value_label}) can never fire: no count exceeds {bound}"
+        hint = f"lower {name} to at most {limit} or raise historySize to at least {value}"
+        if ping_pong:
+            hint = f"lower {name} to at most {limit} or raise historySize to at least {value - 1}"
+        related = scope.related(involved, primary)
+        findings.append(_Finding("LC102", message, span, path, hint, related))
+    return findings
+
+
+def _enabled_reason(scope: _Scope) -> str:
+    written = scope.merged.get("enabled")
+    if written is None:
+        return "enabled is not set"
+    where = f", {written.origin} at {_where(written.span)}" if written.span else ""
+    return f"enabled: {_show(written.value)}{where}"
+
+
+def _without_effect(
+    scope: _Scope, name: str, what: str, everywhere: bool, has_agents: bool
+) -> _Finding:
+    written = scope.own[name]
+    tail = " here and in every agent that inherits it" if everywhere and has_agents else ""
+    message = (
+        f"{name} {_show(written.value)} has no effect: {what} ({_enabled_reason(scope)}){tail}"
+    )
+    enabled = scope.merged.get("enabled")
+    related = scope.related(["enabled"], None) if enabled is not None else ()
+    if what.startswith("the post-compaction"):
+        hint = "remove it, or remove enabled: false to keep the guard"
+    else:
+        hint = "set enabled: true to run the detectors, or remove the setting"
+    return _Finding("LC103", message, written.span, written.path, hint, related)
+
+
+_DETECTORS_OFF = "the rolling detectors are inactive"
+_GUARD_OFF = "the post-compaction guard is off"
+
+
+def _lc103_agent(scope: _Scope) -> list[_Finding]:
+    """An agent's own written setting that its merged config never uses."""
+    findings: list[_Finding] = []
+    for name in scope.own:
+        if name in DETECTOR_SETTINGS and not scope.settings.detectors_active:
+            findings.append(_without_effect(scope, name, _DETECTORS_OFF, False, False))
+        if name in GUARD_SETTINGS and not scope.settings.guard_active:
+            findings.append(_without_effect(scope, name, _GUARD_OFF, False, False))
+    return findings
+
+
+def _lc103_global(scope: _Scope, agents: Sequence[_Scope]) -> list[_Finding]:
+    """A global setting without effect here and in every agent that inherits it."""
+    findings: list[_Finding] = []
+    for name in scope.own:
+        inheriting = [agent for agent in agents if name not in agent.own]
+        if name in DETECTOR_SETTINGS:
+            scopes = [scope, *inheriting]
+            if not any(s.settings.detectors_active for s in scopes):
+                findings.append(_without_effect(scope, name, _DETECTORS_OFF, True, bool(agents)))
+        if name in GUARD_SETTINGS:
+            scopes = [scope, *inheriting]
+            if not any(s.settings.guard_active for s in scopes):
+                findings.append(_without_effect(scope, name, _GUARD_OFF, True, bool(agents)))
+    return findings
+
+
+def _lc104_all_detectors_off(scope: _Scope) -> list[_Finding]:
+    settings = scope.settings
+    flags = (settings.generic_repeat, settings.known_poll_no_progress, settings.ping_pong)
+    if not settings.detectors_active or any(flags):
+        return []
+    involved = ["enabled", *DETECTOR_FLAGS]
+    span, path, primary = scope.locate(involved)
+    message = (
+        "enabled is true but genericRepeat, knownPollNoProgress and pingPong are all off: only "
+        "the unknown-tool and global circuit breakers remain"
+    )
+    hint = "turn one detector back on, or remove enabled: true if that is what you meant"
+    return [_Finding("LC104", message, span, path, hint, scope.related(involved, primary))]
+
+
+def _lc105_window_one(scope: _Scope) -> list[_Finding]:
+    name = "postCompactionGuard.windowSize"
+    written = scope.merged.get(name)
+    if written is None or scope.settings.post_compaction_window_size != 1:
+        return []
+    if not scope.settings.guard_active:
+        return []  # LC103 says it has no effect
+    message = (
+        f"{name} 1 makes the post-compaction guard abort the run on the first tool call after "
+        "every compaction"
+    )
+    hint = "use 2 or more (the default is 3)"
+    return [_Finding("LC105", message, written.span, written.path, hint)]
+
+
+def _lc201_enabled_false(scope: _Scope) -> list[_Finding]:
+    written = scope.merged.get("enabled")
+    if written is None or written.value is not False:
+        return []
+    message = "enabled: false also turns off the post-compaction guard"
+    hint = "remove enabled to keep the guard while the rolling detectors stay off"
+    return [_Finding("LC201", message, written.span, written.path, hint)]
+
+
+def _lc202_redundant(scope: _Scope) -> list[_Finding]:
+    findings: list[_Finding] = []
+    for name, written in scope.own.items():
+        inherited = scope.global_written.get(name)
+        value = inherited.value if inherited is not None else SETTINGS_BY_NAME[name].default
+        if value is None or value != written.value or type(value) is not type(written.value):
+            continue
+        if inherited is None:
+            source = "the default"
+        elif inherited.span is None:
+            source = "the global block"
+        else:
+            source = f"the global block at {_where(inherited.span)}"
+        message = f"{name} {_show(written.value)} equals what it inherits from {source}"
+        related = (
+            (Related(inherited.span, f"{name} is {_show(value)} here"),)
+            if inherited is not None and inherited.span is not None
+            else ()
+        )
+        hint = "remove it from the agent's block"
+        findings.append(_Finding("LC202", message, written.span, written.path, hint, related))
+    return findings
+
+
+ScopeLint = Callable[[_Scope], list[_Finding]]
+_MERGED_LINTS: tuple[ScopeLint, ...] = (
+    _lc101_order_after_merge,
+    _lc102_unreachable,
+    _lc104_all_detectors_off,
+    _lc105_window_one,
+    _lc201_enabled_false,
+)
+
+
+# -- agent ids and duplicate keys --
+
+
+def _lc106_lc108_agent_ids(entries: Sequence[AgentEntry], file: str) -> list[Diagnostic]:
+    diagnostics: list[Diagnostic] = []
+    first: dict[str, AgentEntry] = {}
+    for entry in entries:
+        where = format_path((*entry.path, "id"))
+        if entry.raw_id != entry.id:
+            message = (
+                f'agent id "{entry.raw_id}" is normalised by OpenClaw to "{entry.id}": session '
+                "keys, folders and --agent use that"
+            )
+            hint = f'write id: "{entry.id}"'
+            diagnostics.append(
+                _diagnostic("LC108", message, entry.id_span, where, file, entry.id, hint)
+            )
+        earlier = first.setdefault(entry.id, entry)
+        if earlier is entry:
+            continue
+        same = "" if earlier.raw_id == entry.raw_id else " after normalisation"
+        message = (
+            f'duplicate agent id "{entry.id}": agents.list[{earlier.index}] '
+            f'("{earlier.raw_id}") has it already{same}, so OpenClaw ignores this entry'
+        )
+        related = (
+            (Related(earlier.id_span, f"agents.list[{earlier.index}] is the agent"),)
+            if earlier.id_span is not None
+            else ()
+        )
+        hint = "give this agent its own id or merge the two entries"
+        diagnostics.append(
+            _diagnostic("LC106", message, entry.id_span, where, file, entry.id, hint, related)
+        )
+    return diagnostics
+
+
+def _lc107_duplicate_keys(loaded: LoadedConfig) -> list[Diagnostic]:
+    diagnostics: list[Diagnostic] = []
+    for name, document in loaded.documents.items():
+        for node, path in _objects(document.root):
+            for earlier, later in node.duplicates():
+                where = format_path((*path, later.key.name))
+                container = format_path(path) or "the top level"
+                line = f" (line {earlier.key.span.line})" if earlier.key.span else ""
+                message = (
+                    f'duplicate key "{later.key.name}" in {container}: the earlier value{line} '
+                    "is ignored"
+                )
+                span = later.key.span or later.value.span
+                related: tuple[Related, ...] = ()
+                first = earlier.key.span or earlier.value.span
+                if first is not None:
+                    related = (Related(first, "first written here"),)
+                hint = "remove one of them"
+                diagnostics.append(
+                    _diagnostic("LC107", message, span, where, name, None, hint, related)
+                )
+    return diagnostics
+
+
+def _objects(root: Node) -> list[tuple[ObjectNode, DocPath]]:
+    """Every object of a document with its path in that document (iterative: deep trees)."""
+    found: list[tuple[ObjectNode, DocPath]] = []
+    stack: list[tuple[Node, DocPath]] = [(root, ())]
+    while stack:
+        node, path = stack.pop()
+        if isinstance(node, ObjectNode):
+            found.append((node, path))
+            stack.extend((entry.value, (*path, entry.key.name)) for entry in node.entries)
+        elif isinstance(node, ArrayNode):
+            stack.extend((item, (*path, index)) for index, item in enumerate(node.items))
+    return found
+
+
+def _diagnostic(
+    code: str,
+    message: str,
+    span: Span | None,
+    path: str,
+    file: str,
+    agent: str | None,
+    hint: str | None = None,
+    related: tuple[Related, ...] = (),
+) -> Diagnostic:
+    return Diagnostic.at(
+        code,
+        severity_of(code),
+        message,
+        span,
+        file=file,
+        path=path,
+        hint=hint,
+        agent=agent,
+        related=related,
+    )
+
+
+# -- which parts are free of errors --
+
+
+def _tainted(error_paths: Sequence[str | None], block: DocPath) -> bool:
+    """True when an error lies in, or above, the block (so the block cannot be read safely)."""
+    prefix = format_path(block)
+    for path in error_paths:
+        if path is None or path == "":
+            return True
+        if _within(path, prefix) or _within(prefix, path):
+            return True
+    return False
+
+
+def _within(path: str, prefix: str) -> bool:
+    return path == prefix or path.startswith((prefix + ".", prefix + "["))
+
+
+# -- the whole run --
+
+
+def _scopes(
+    loaded: LoadedConfig, error_paths: Sequence[str | None]
+) -> tuple[_Scope | None, list[_Scope]]:
+    root = loaded.root
+    if _tainted(error_paths, GLOBAL_BLOCK):
+        return None, []
+    global_written = block_settings(global_block(root), "global")
+    global_scope = _Scope.build(None, global_written, global_written)
+    agents: list[_Scope] = []
+    seen: set[str] = set()
+    for entry in agent_entries(root):
+        if entry.id in seen:
+            continue  # ignored at runtime (LC106)
+        seen.add(entry.id)
+        if _tainted(error_paths, entry.path):
+            continue
+        own = block_settings(agent_block(root, entry), "agent")
+        agents.append(_Scope.build(entry, global_written, own))
+    return global_scope, agents
+
+
+def _as_diagnostics(findings: Iterable[_Finding], scope: _Scope, file: str) -> list[Diagnostic]:
+    out: list[Diagnostic] = []
+    agent = scope.agent.id if scope.agent is not None else None
+    for finding in findings:
+        message = f'agent "{agent}": {finding.message}' if agent else finding.message
+        out.append(
+            _diagnostic(
+                finding.code,
+                message,
+                finding.span,
+                finding.path,
+                file,
+                agent,
+                finding.hint,
+                finding.related,
+            )
+        )
+    return out
+
+
+def _block_lints(loaded: LoadedConfig, error_paths: Sequence[str | None]) -> list[Diagnostic]:
+    global_scope, agents = _scopes(loaded, error_paths)
+    if global_scope is None:
+        return []
+    global_findings = [lint(global_scope) for lint in _MERGED_LINTS]
+    flat = [finding for group in global_findings for finding in group]
+    flat.extend(_lc103_global(global_scope, agents))
+    diagnostics = _as_diagnostics(flat, global_scope, loaded.file)
+    inherited = {finding.identity() for finding in flat}
+    for scope in agents:
+        findings = [f for lint in _MERGED_LINTS for f in lint(scope)]
+        findings = [f for f in findings if f.identity() not in inherited]
+        findings.extend(_lc103_agent(scope))
+        findings.extend(_lc202_redundant(scope))
+        diagnostics.extend(_as_diagnostics(findings, scope, loaded.file))
+    return diagnostics
+
+
+def lint_config(loaded: LoadedConfig) -> list[Diagnostic]:
+    """LC101-LC108, LC201, LC202 of a loaded config (unsorted; `check.py` sorts)."""
+    diagnostics = _lc107_duplicate_keys(loaded)
+    if loaded.root is None:
+        return diagnostics
+    error_paths = [d.path for d in config_errors(loaded)]
+    diagnostics.extend(_lc106_lc108_agent_ids(agent_entries(loaded.root), loaded.file))
+    diagnostics.extend(_block_lints(loaded, error_paths))
+    return diagnostics
