@@ -167,3 +167,28 @@ def test_key_escape_must_name_an_identifier_character() -> None:
     assert json5.loads("{\\u0031: 1}") == {"1": 1}  # python-json5 accepts it
     with pytest.raises(SourceError):
         ours("{\\u0031: 1}")
+
+
+@given(
+    documents,
+    st.integers(0, 10**6),
+    st.sampled_from(["", ",", "}", "]", ":", "'", "\\", "0", "x", "/", "\n"]),
+)
+def test_mutated_documents_accepted_or_rejected_like_python_json5(
+    text: str, where: int, insert: str
+) -> None:
+    # One character replaced (or removed): most results are invalid, some stay valid.
+    index = where % (len(text) + 1)
+    mutated = text[:index] + insert + text[index + 1 :]
+    try:
+        expected: object = _spec_value(json5.loads(mutated))
+    except Exception:  # python-json5 raises ValueError and others
+        expected = SourceError
+    try:
+        got: object = ours(mutated)
+    except SourceError:
+        got = SourceError
+    if expected is SourceError or got is SourceError:
+        assert expected is got, mutated
+    else:
+        assert same(got, expected), mutated
