@@ -144,5 +144,102 @@ def replay_command(
     sys.exit(code)
 
 
+@cli.command("resolve")
+@click.option("--config", "config", help="Config file (default: the usual lookup, see docs).")
+@click.option("--agent", "agent", help="Agent id (normalised as OpenClaw does).")
+@click.option("--all", "every", is_flag=True, help="Resolve every agent of agents.list.")
+@click.option("--explain", is_flag=True, help="A table: setting, value, source, location.")
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["json5", "json", "yaml"]),
+    default="json5",
+    show_default=True,
+)
+@click.option("--strict", is_flag=True, help="Exit 1 when the agent is not in agents.list.")
+@click.option("--env-file", "env_file", help="dotenv file with ${VAR} values (env wins).")
+@click.option("--input-format", type=click.Choice(["json5", "json", "yaml"]), default=None)
+@click.option("--stdin-filename", default=None, help="Name shown for a config read from -.")
+def resolve_command(
+    config: str | None,
+    agent: str | None,
+    every: bool,
+    explain: bool,
+    output_format: str,
+    strict: bool,
+    env_file: str | None,
+    input_format: str | None,
+    stdin_filename: str | None,
+) -> None:
+    """Print the settings an agent really runs with, and where each value comes from.
+
+    \b
+    Examples:
+      loopcfg resolve --agent safe-runner
+      loopcfg resolve --agent safe-runner --explain
+      loopcfg resolve --all --format json
+    """
+    from loopcfg.config import load_config
+    from loopcfg.envvars import EnvFileError, environment_with
+    from loopcfg.resolve import default_config_path, diagnostic_line, run_resolve
+
+    if every and agent is not None:
+        raise click.UsageError("--agent and --all exclude each other")
+    path = config or default_config_path()
+    if path is None:
+        click.echo(
+            "loopcfg: no config found ($OPENCLAW_CONFIG_PATH, ./openclaw.json5, "
+            "./openclaw.json, ~/.openclaw/openclaw.json); name one with --config",
+            err=True,
+        )
+        sys.exit(EXIT_USAGE)
+    try:
+        env = environment_with(env_file)
+    except EnvFileError as error:
+        click.echo(diagnostic_line(error.diagnostic), err=True)
+        sys.exit(EXIT_USAGE)
+    loaded = load_config(
+        path,
+        env=env,
+        input_format=input_format,  # type: ignore[arg-type]
+        stdin_filename=stdin_filename,
+    )
+    outcome = run_resolve(
+        loaded,
+        agent=agent,
+        every=every,
+        output_format="explain" if explain and output_format == "json5" else output_format,
+        strict=strict,
+    )
+    for line in outcome.stderr:
+        click.echo(line, err=True)
+    click.echo(outcome.stdout, nl=False)
+    sys.exit(outcome.exit_code)
+
+
+@cli.command("explain")
+@click.argument("code", required=False)
+def explain_command(code: str | None) -> None:
+    """Explain a diagnostic code: what it means, why, an example and the fix.
+
+    \b
+    Examples:
+      loopcfg explain LC102
+      loopcfg explain
+    """
+    from loopcfg.explain import find_rule, render_index, render_rule, suggest_codes
+
+    if code is None:
+        click.echo(render_index(), nl=False)
+        return
+    rule = find_rule(code)
+    if rule is None:
+        close = suggest_codes(code)
+        hint = f" (did you mean {' or '.join(close)}?)" if close else ""
+        click.echo(f"loopcfg: unknown code {code!r}{hint}; `loopcfg explain` lists all", err=True)
+        sys.exit(EXIT_USAGE)
+    click.echo(render_rule(rule), nl=False)
+
+
 def main() -> None:
     cli(prog_name="loopcfg")

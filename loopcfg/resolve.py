@@ -340,3 +340,80 @@ def suggest_agents(config: ConfigInput, agent: str, *, limit: int = 3) -> list[s
     close = difflib.get_close_matches(wanted, ids, n=limit, cutoff=0.6)
     prefixed = [i for i in ids if (i.startswith(wanted) or wanted.startswith(i)) and i not in close]
     return [*close, *prefixed][:limit]
+
+
+# -- support for the `resolve` command (the CLI stays wiring only) --
+
+CONFIG_CANDIDATES = ("openclaw.json5", "openclaw.json")
+
+
+def default_config_path(
+    env: Mapping[str, str] | None = None, cwd: Path | None = None, home: Path | None = None
+) -> str | None:
+    """05-cli's lookup: `$OPENCLAW_CONFIG_PATH`, ./openclaw.json5, ./openclaw.json, ~/.openclaw."""
+    environ = os.environ if env is None else env
+    named = environ.get("OPENCLAW_CONFIG_PATH")
+    if named:
+        return named
+    here = Path.cwd() if cwd is None else cwd
+    for name in CONFIG_CANDIDATES:
+        if (here / name).is_file():
+            return name if cwd is None else str(here / name)
+    fallback = (Path.home() if home is None else home) / ".openclaw" / "openclaw.json"
+    return str(fallback) if fallback.is_file() else None
+
+
+def diagnostic_line(diagnostic: Diagnostic) -> str:
+    """`file:line:col: CODE severity: message (hint)` (1:1 when there is no position)."""
+    span = diagnostic.span
+    line, column = (span.line, span.column) if span is not None else (1, 1)
+    hint = f" ({diagnostic.hint})" if diagnostic.hint else ""
+    return (
+        f"{diagnostic.file}:{line}:{column}: {diagnostic.code} {diagnostic.severity}: "
+        f"{diagnostic.message}{hint}"
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class ResolveOutcome:
+    """What the command prints and its exit code."""
+
+    stdout: str
+    stderr: tuple[str, ...]
+    exit_code: int
+
+
+def run_resolve(
+    loaded: LoadedConfig,
+    *,
+    agent: str | None,
+    every: bool,
+    output_format: str,
+    strict: bool,
+) -> ResolveOutcome:
+    """Refuse invalid configs (exit 1; exit 2 when unreadable), else resolve and render."""
+    from loopcfg.render.resolve import render
+
+    errors = config_errors(loaded)
+    if errors:
+        unreadable = any(d.code == "LC000" for d in errors)
+        return ResolveOutcome("", tuple(diagnostic_line(d) for d in errors), 2 if unreadable else 1)
+    if every:
+        return ResolveOutcome(render(resolve_all(loaded), output_format, every=True), (), 0)
+    settings = resolve_agent(loaded, agent)
+    notes: list[str] = []
+    code = 0
+    if agent is not None and not settings.found:
+        notes.append(_unknown_agent_note(loaded, agent))
+        code = 1 if strict else 0
+    return ResolveOutcome(render([settings], output_format, every=False), tuple(notes), code)
+
+
+def _unknown_agent_note(loaded: LoadedConfig, agent: str) -> str:
+    wanted = normalize_agent_id(agent)
+    shown = f'"{agent}"' if wanted == agent else f'"{agent}" (normalised: "{wanted}")'
+    note = f"{loaded.file}: agent {shown} is not in agents.list; showing the global block alone"
+    close = suggest_agents(loaded, agent)
+    if close:
+        note += " (did you mean " + " or ".join(close) + "?)"
+    return note

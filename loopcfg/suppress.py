@@ -1,0 +1,152 @@
+"""Inline suppressions (`// loopcfg: ignore[LC102]`) and `--select` / `--ignore` (03 Selection).
+
+A suppression comment applies to a diagnostic whose primary position is on the comment's line
+or on the line below it (the comment "above" the finding). Codes are prefixes, as in ruff:
+`ignore[LC1]` covers LC101-LC109. Errors (LC0xx) are never suppressed, and a comment (or one
+code of it) that suppressed nothing is itself reported as LC109 at the comment. LC109 cannot be
+suppressed (a suppression of a suppression would hide nothing useful).
+
+Info-level codes (LC201, LC202) are hidden unless `--verbose`: that filter is `select(...,
+verbose=False)`, applied after the suppressions, so that a suppression of an info code still
+counts as used.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from loopcfg.catalogue import severity_of
+from loopcfg.diagnostics import Diagnostic
+from loopcfg.source.nodes import Comment, Document, Span
+
+__all__ = ["Suppression", "apply_suppressions", "find_suppressions", "matches", "select"]
+
+_DIRECTIVE = re.compile(r"loopcfg:\s*ignore\[([^\]]*)\]", re.IGNORECASE)
+_UNSUPPRESSIBLE = ("LC0", "LC109")
+
+
+@dataclass(slots=True)
+class Suppression:
+    """One `loopcfg: ignore[...]` comment: its codes, and which of them were used."""
+
+    codes: tuple[str, ...]
+    span: Span
+    used: set[str] = field(default_factory=set)
+
+    def covers(self, line: int) -> bool:
+        return line in (self.span.line, self.span.line + 1)
+
+    def matching(self, code: str) -> list[str]:
+        return [prefix for prefix in self.codes if code.startswith(prefix)]
+
+
+def _parse(comment: Comment) -> Suppression | None:
+    match = _DIRECTIVE.search(comment.text)
+    if match is None:
+        return None
+    codes = tuple(part.strip().upper() for part in match.group(1).split(",") if part.strip())
+    return Suppression(codes, comment.span)
+
+
+def find_suppressions(document: Document) -> list[Suppression]:
+    """Every suppression comment of one document, in source order."""
+    found = (_parse(comment) for comment in document.comments)
+    return [suppression for suppression in found if suppression is not None]
+
+
+def _suppressible(diagnostic: Diagnostic) -> bool:
+    return diagnostic.severity != "error" and not diagnostic.code.startswith(_UNSUPPRESSIBLE)
+
+
+def apply_suppressions(
+    diagnostics: Sequence[Diagnostic], documents: Mapping[str, Document]
+) -> list[Diagnostic]:
+    """Drop the diagnostics an inline comment suppresses; add LC109 for unused suppressions."""
+    by_file = {name: find_suppressions(document) for name, document in documents.items()}
+    kept: list[Diagnostic] = []
+    for diagnostic in diagnostics:
+        if not _suppressed(diagnostic, by_file.get(diagnostic.file, [])):
+            kept.append(diagnostic)
+    for suppressions in by_file.values():
+        kept.extend(_unused(suppression) for suppression in suppressions if _is_unused(suppression))
+    return kept
+
+
+def _suppressed(diagnostic: Diagnostic, suppressions: Iterable[Suppression]) -> bool:
+    span = diagnostic.span
+    if span is None or not _suppressible(diagnostic):
+        return False
+    hit = False
+    for suppression in suppressions:
+        if suppression.span.file == span.file and suppression.covers(span.line):
+            prefixes = suppression.matching(diagnostic.code)
+            suppression.used.update(prefixes)
+            hit = hit or bool(prefixes)
+    return hit
+
+
+def _is_unused(suppression: Suppression) -> bool:
+    return not suppression.codes or any(code not in suppression.used for code in suppression.codes)
+
+
+def _unused(suppression: Suppression) -> Diagnostic:
+    unused = [code for code in suppression.codes if code not in suppression.used]
+    errors = [code for code in unused if code.startswith("LC0")]
+    if not suppression.codes:
+        message = "suppression comment names no code"
+        hint = "write the codes to ignore, e.g. loopcfg: ignore[LC102]"
+    else:
+        listed = ", ".join(unused)
+        message = f"unused suppression: nothing here or on the next line reports {listed}"
+        hint = "remove it (or the codes that are not reported)"
+        if errors:
+            hint = "errors (LC0xx) cannot be suppressed; fix the config instead"
+    return Diagnostic.at(
+        "LC109", severity_of("LC109"), message, suppression.span, hint=hint, path=None
+    )
+
+
+def matches(code: str, prefixes: Iterable[str]) -> bool:
+    """True when `code` starts with one of the (case-insensitive) prefixes."""
+    return any(code.startswith(prefix.strip().upper()) for prefix in prefixes if prefix.strip())
+
+
+def _split(values: Iterable[str]) -> list[str]:
+    """`("LC1,LC201", "LC3")` -> `["LC1", "LC201", "LC3"]` (click gives repeated options)."""
+    return [part.strip() for value in values for part in value.split(",") if part.strip()]
+
+
+def select(
+    diagnostics: Sequence[Diagnostic],
+    select: Iterable[str] = (),
+    ignore: Iterable[str] = (),
+    *,
+    verbose: bool = True,
+) -> list[Diagnostic]:
+    """Keep what `--select` names (all when empty) minus what `--ignore` names; errors always stay.
+
+    With `verbose=False`, info diagnostics are dropped unless a `--select` prefix names them
+    explicitly (`--select LC202` shows LC202 without `--verbose`).
+    """
+    chosen = _split(select)
+    ignored = _split(ignore)
+    kept: list[Diagnostic] = []
+    for diagnostic in diagnostics:
+        if diagnostic.severity == "error":
+            kept.append(diagnostic)
+            continue
+        if chosen and not matches(diagnostic.code, chosen):
+            continue
+        if matches(diagnostic.code, ignored):
+            continue
+        if diagnostic.severity == "info" and not verbose and not _named(diagnostic.code, chosen):
+            continue
+        kept.append(diagnostic)
+    return kept
+
+
+def _named(code: str, chosen: Sequence[str]) -> bool:
+    """An explicit choice of an info code: any prefix more specific than the bare `LC`."""
+    return any(code.startswith(prefix.upper()) and len(prefix) > 2 for prefix in chosen)
