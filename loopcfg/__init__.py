@@ -15,12 +15,22 @@ __version__ = "0.1.0"
 _EXPORTS: dict[str, str] = {
     "Diagnostic": "loopcfg.diagnostics",
     "EffectiveSettings": "loopcfg.settings",
+    "LoopDetector": "loopcfg.facade",
+    "CompactionLoopPersisted": "loopcfg.engine",
+    "LoopBlocked": "loopcfg.engine",
+    "Verdict": "loopcfg.engine",
+    "LoopEvent": "loopcfg.engine",
 }
 
 __all__ = ["__version__", *_EXPORTS]
 
 if TYPE_CHECKING:
     from loopcfg.diagnostics import Diagnostic as Diagnostic
+    from loopcfg.engine import CompactionLoopPersisted as CompactionLoopPersisted
+    from loopcfg.engine import LoopBlocked as LoopBlocked
+    from loopcfg.engine import LoopEvent as LoopEvent
+    from loopcfg.engine import Verdict as Verdict
+    from loopcfg.facade import LoopDetector as LoopDetector
     from loopcfg.settings import EffectiveSettings as EffectiveSettings
 
 

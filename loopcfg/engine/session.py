@@ -1,0 +1,295 @@
+"""One session: rolling history, detection, warning suppression and guards (04 §4.1-§4.9)."""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from typing import Any
+
+from loopcfg.engine import verdicts as v
+from loopcfg.engine.guard import Guard
+from loopcfg.engine.history import History, Record, RunHistory
+from loopcfg.engine.verdicts import NO_VERDICT, LoopBlocked, LoopEvent, Verdict
+from loopcfg.hashing import args_hash, outcome_hash
+from loopcfg.settings import EffectiveSettings
+
+MAX_WARNING_KEYS = 256
+MAX_GUARDS = 64
+POLL_ACTIONS = frozenset({"poll", "log"})
+
+
+def normalise_run_id(run_id: str | None) -> str | None:
+    if run_id is None:
+        return None
+    trimmed = str(run_id).strip()
+    return trimmed or None
+
+
+@dataclass(frozen=True, slots=True)
+class Hooks:
+    """What a session needs from its detector: host tool sets and the event sink."""
+
+    send_tools: frozenset[str]
+    poll_tools: frozenset[str]
+    emit: Callable[[LoopEvent], None]
+
+
+class Session:
+    def __init__(self, key: str, settings: EffectiveSettings, hooks: Hooks) -> None:
+        self.key = key
+        self.settings = settings
+        self.hooks = hooks
+        self.history = History(settings.history_size)
+        self.lock = threading.Lock()
+        self.calls = 0
+        self.warning_buckets: dict[str, int] = {}
+        self.guards: OrderedDict[str | None, Guard] = OrderedDict()
+
+    # -- the host's calls ----------------------------------------------------------------------
+
+    def check(self, tool: str, args: Any, *, run_id: str | None = None) -> Verdict:
+        """The verdict for a call about to run; emitted verdicts also go to subscribers."""
+        run = normalise_run_id(run_id)
+        with self.lock:
+            self.calls += 1
+            if not self.settings.detectors_active:
+                return NO_VERDICT
+            verdict = self._detect(tool, args, args_hash(tool, args), run)
+            if verdict.level == "none":
+                return verdict
+            verdict = replace(verdict, emitted=self._should_emit(verdict, run))
+            index = self.calls
+        if verdict.emitted:
+            self._emit(verdict, tool, run, index)
+        return verdict
+
+    def record_call(
+        self, tool: str, args: Any, *, run_id: str | None = None, call_id: str | None = None
+    ) -> None:
+        """The call is about to run: it enters history without an outcome."""
+        record = Record(tool, args_hash(tool, args), normalise_run_id(run_id), call_id)
+        with self.lock:
+            self.history.append(record)
+
+    def record_outcome(
+        self,
+        tool: str,
+        args: Any,
+        *,
+        result: Any = None,
+        error: Any = None,
+        run_id: str | None = None,
+        call_id: str | None = None,
+    ) -> None:
+        """Attach the outcome hash to its pending call; raises CompactionLoopPersisted."""
+        result_hash, unknown = outcome_hash(
+            tool, args, result, error, send_tools=self.hooks.send_tools
+        )
+        if result_hash is None:
+            return
+        run = normalise_run_id(run_id)
+        h = args_hash(tool, args)
+        with self.lock:
+            record = self.history.find_pending(run, tool, h, call_id)
+            if record is None:
+                self.history.append(Record(tool, h, run, call_id, result_hash, unknown))
+            else:
+                record.result_hash, record.unknown_tool = result_hash, unknown
+            guard = self.guards.get(run)
+            if guard is not None:
+                guard.observe(tool, h, result_hash)
+
+    def forget_call(
+        self, tool: str, args: Any, *, run_id: str | None = None, call_id: str | None = None
+    ) -> None:
+        """Drop a pending call the host vetoed after all (it never ran)."""
+        run = normalise_run_id(run_id)
+        with self.lock:
+            record = self.history.find_pending(run, tool, args_hash(tool, args), call_id)
+            if record is not None:
+                self.history.remove(record)
+
+    def compaction_retry(self, *, run_id: str | None = None) -> None:
+        """Arm the post-compaction guard of this run (04 §4.9)."""
+        if not self.settings.guard_active:
+            return
+        run = normalise_run_id(run_id)
+        with self.lock:
+            guard = self.guards.pop(run, None) or Guard(self.settings.post_compaction_window_size)
+            self.guards[run] = guard
+            while len(self.guards) > MAX_GUARDS:
+                self.guards.popitem(last=False)
+            guard.arm()
+
+    def blocked_result(self, verdict: Verdict) -> dict[str, Any]:
+        return v.blocked_result(verdict)
+
+    @contextmanager
+    def call(
+        self, tool: str, args: Any, *, run_id: str | None = None, call_id: str | None = None
+    ) -> Iterator[CallHandle]:
+        """Check, refuse (LoopBlocked) on critical, record the call, then its outcome."""
+        verdict = self.check(tool, args, run_id=run_id)
+        if verdict.level == "critical":
+            raise LoopBlocked(verdict)
+        self.record_call(tool, args, run_id=run_id, call_id=call_id)
+        handle = CallHandle(self, tool, args, run_id, call_id, verdict)
+        try:
+            yield handle
+        except Exception as error:
+            if not handle.finished:
+                handle.failed(error)
+            raise
+
+    # -- detection -----------------------------------------------------------------------------
+
+    def is_poll(self, tool: str, args: Any) -> bool:
+        if tool == "command_status" or tool in self.hooks.poll_tools:
+            return True
+        action = args.get("action") if isinstance(args, dict) else None
+        return tool == "process" and action in POLL_ACTIONS
+
+    def _detect(self, tool: str, args: Any, h: str, run: str | None) -> Verdict:
+        s = self.settings
+        history = self.history.run(run)
+        if history is None:
+            return NO_VERDICT
+        unknown, unknown_count = _unknown_tool_streak(history, tool)
+        if unknown_count >= s.unknown_tool_threshold:
+            return v.unknown_tool(tool, unknown, unknown_count)
+        latest, streak = _no_progress_streak(history, tool, h)
+        if streak >= s.global_circuit_breaker_threshold:
+            return v.global_breaker(tool, h, latest, streak)
+        poll = self.is_poll(tool, args)
+        if poll and s.known_poll_no_progress:
+            if streak >= s.critical_threshold:
+                return v.poll_critical(tool, h, latest, streak)
+            if streak >= s.warning_threshold:
+                return v.poll_warning(tool, h, latest, streak)
+        if s.ping_pong:
+            verdict = _ping_pong(history, h, s.warning_threshold, s.critical_threshold)
+            if verdict is not None:
+                return verdict
+        if not poll and s.generic_repeat:
+            if streak >= s.critical_threshold:
+                return v.generic_critical(tool, h, latest, streak)
+            recent = len(history.by_signature.get(h, ()))
+            if recent >= s.warning_threshold:
+                return v.generic_warning(tool, h, recent)
+        return NO_VERDICT
+
+    def _should_emit(self, verdict: Verdict, run: str | None) -> bool:
+        if verdict.level == "critical":
+            return True
+        key = f"{run}:{verdict.warning_key}" if run is not None else str(verdict.warning_key)
+        bucket = verdict.count // max(self.settings.warning_threshold, 1)
+        if bucket <= self.warning_buckets.get(key, 0):
+            return False
+        if key not in self.warning_buckets and len(self.warning_buckets) >= MAX_WARNING_KEYS:
+            del self.warning_buckets[next(iter(self.warning_buckets))]
+        self.warning_buckets[key] = bucket
+        return True
+
+    def _emit(self, verdict: Verdict, tool: str, run: str | None, index: int) -> None:
+        assert verdict.detector is not None and verdict.level != "none"
+        event = LoopEvent(
+            verdict.level,
+            verdict.detector,
+            tool,
+            verdict.count,
+            verdict.message,
+            run,
+            verdict.warning_key,
+            index,
+            self.key,
+        )
+        self.hooks.emit(event)
+
+
+def _unknown_tool_streak(history: RunHistory, tool: str) -> tuple[str | None, int]:
+    records = history.records
+    newest = records[-1]
+    if newest.tool != tool or newest.unknown_tool is None:
+        return None, 0
+    unknown = newest.unknown_tool
+    count = 0
+    for record in reversed(records):
+        if record.tool != tool or record.unknown_tool != unknown:
+            break
+        count += 1
+    return unknown, count
+
+
+def _no_progress_streak(history: RunHistory, tool: str, h: str) -> tuple[str | None, int]:
+    latest: str | None = None
+    count = 0
+    for record in reversed(history.by_signature.get(h, ())):
+        if record.result_hash is None or record.tool != tool:
+            continue
+        if latest is None:
+            latest = record.result_hash
+        elif record.result_hash != latest:
+            break
+        count += 1
+    return latest, count
+
+
+def _ping_pong(history: RunHistory, h: str, warning: int, critical: int) -> Verdict | None:
+    records = history.records
+    last = records[-1]
+    other = last.previous_other
+    if other is None or other.evicted or other.args_hash != h:
+        return None
+    tail = min(last.alternation, len(records))
+    if tail < 2:
+        return None
+    count = tail + 1
+    if count >= critical and _no_progress_evidence(records, tail, last.args_hash):
+        return v.ping_pong("critical", h, last.args_hash, count, last.tool)
+    if count >= warning:
+        return v.ping_pong("warning", h, last.args_hash, count, last.tool)
+    return None
+
+
+def _no_progress_evidence(records: Any, tail: int, last_hash: str) -> bool:
+    hashes: dict[bool, str] = {}
+    for offset in range(1, tail + 1):
+        record = records[-offset]
+        if record.result_hash is None:
+            return False
+        side = record.args_hash == last_hash
+        if hashes.setdefault(side, record.result_hash) != record.result_hash:
+            return False
+    return len(hashes) == 2
+
+
+class CallHandle:
+    """The outcome half of `session.call(...)`."""
+
+    def __init__(
+        self,
+        session: Session,
+        tool: str,
+        args: Any,
+        run_id: str | None,
+        call_id: str | None,
+        verdict: Verdict,
+    ) -> None:
+        self.session, self.tool, self.args = session, tool, args
+        self.run_id, self.call_id, self.verdict = run_id, call_id, verdict
+        self.finished = False
+
+    def done(self, result: Any) -> None:
+        self.finished = True
+        self.session.record_outcome(
+            self.tool, self.args, result=result, run_id=self.run_id, call_id=self.call_id
+        )
+
+    def failed(self, error: Any) -> None:
+        self.finished = True
+        self.session.record_outcome(
+            self.tool, self.args, error=error, run_id=self.run_id, call_id=self.call_id
+        )

@@ -1,0 +1,415 @@
+"""Canonical JSON and hashes, byte-compatible with OpenClaw's stable stringify (04 §4.3, §4.4)."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import math
+import re
+import traceback
+from collections.abc import Collection, Mapping
+from decimal import Decimal
+from typing import Any
+
+_MAX_SAFE = 2**53
+_SURROGATE_OR_ASTRAL = re.compile("[\ud800-\udfff\U00010000-\U0010ffff]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+class _Undefined:
+    """JavaScript `undefined` inside an object: OpenClaw's stringify writes the bare word."""
+
+    def __repr__(self) -> str:
+        return "undefined"
+
+
+UNDEFINED: Any = _Undefined()
+
+
+def js_number(value: float) -> str:
+    """ECMAScript Number::toString for a finite double (shortest round-trip digits)."""
+    if value == 0:
+        return "0"
+    sign = "-" if value < 0 else ""
+    _, digit_tuple, exponent = Decimal(repr(abs(value))).as_tuple()
+    digits = "".join(map(str, digit_tuple)).rstrip("0") or "0"
+    assert isinstance(exponent, int)
+    k = len(digits)
+    n = exponent + len(digit_tuple)
+    if k <= n <= 21:
+        text = digits + "0" * (n - k)
+    elif 0 < n <= 21:
+        text = digits[:n] + "." + digits[n:]
+    elif -6 < n <= 0:
+        text = "0." + "0" * (-n) + digits
+    else:
+        e = n - 1
+        mantissa = digits if k == 1 else digits[0] + "." + digits[1:]
+        text = f"{mantissa}e{'+' if e >= 0 else '-'}{abs(e)}"
+    return sign + text
+
+
+def _well_formed(text: str) -> str:
+    """Pair surrogates as JavaScript would, replace lone ones by U+FFFD."""
+    if not _SURROGATE.search(text):
+        return text
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+
+
+def _quote(text: str) -> str:
+    return json.dumps(_well_formed(text), ensure_ascii=False)
+
+
+def _number(value: int | float) -> str:
+    if isinstance(value, int):
+        if -_MAX_SAFE <= value <= _MAX_SAFE:
+            return str(value)
+        try:
+            value = float(value)
+        except OverflowError:
+            return '"Infinity"' if value > 0 else '"-Infinity"'
+    if math.isnan(value):
+        return '"NaN"'
+    if math.isinf(value):
+        return '"Infinity"' if value > 0 else '"-Infinity"'
+    return js_number(value)
+
+
+def _utf16_key(text: str) -> bytes:
+    return text.encode("utf-16-be", "surrogatepass")
+
+
+def _key_text(key: Any) -> str:
+    if isinstance(key, str):
+        return _well_formed(key)
+    if key is None:
+        return "null"
+    if isinstance(key, bool):
+        return "true" if key else "false"
+    if isinstance(key, int | float):
+        return _number(key).strip('"')
+    return str(key)
+
+
+def _exception_object(error: BaseException) -> dict[str, Any]:
+    name = type(error).__name__
+    message = str(error)
+    stack = "".join(traceback.format_exception(error)).rstrip("\n")
+    return {"message": message, "name": name, "stack": stack}
+
+
+def _slow(value: Any, path: list[int]) -> str:
+    if value is None:
+        return "null"
+    if value is UNDEFINED:
+        return "undefined"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return _number(value)
+    if isinstance(value, str):
+        return _quote(value)
+    if isinstance(value, bytes | bytearray | memoryview):
+        data = base64.b64encode(bytes(value)).decode("ascii")
+        return f'{{"data":{_quote(data)},"type":"Uint8Array"}}'
+    if isinstance(value, BaseException):
+        value = _exception_object(value)
+    if isinstance(value, Mapping | list | tuple):
+        if id(value) in path:
+            return '"[Circular]"'
+        path.append(id(value))
+        try:
+            if isinstance(value, Mapping):
+                items = sorted(
+                    ((_key_text(k), v) for k, v in value.items()), key=lambda kv: _utf16_key(kv[0])
+                )
+                body = ",".join(f"{_quote(k)}:{_slow(v, path)}" for k, v in items)
+                return "{" + body + "}"
+            return "[" + ",".join(_slow(item, path) for item in value) + "]"
+        finally:
+            path.pop()
+    return _quote(str(value))
+
+
+def _fast_safe(value: Any) -> bool:
+    """Whether stdlib json gives the exact bytes: only plain types, safe ints, no floats."""
+    kind = type(value)
+    if kind is str or kind is bool or value is None:
+        return True
+    if kind is int:
+        return bool(-_MAX_SAFE <= value <= _MAX_SAFE)
+    if kind is dict:
+        return all(type(k) is str and _fast_safe(v) for k, v in value.items())
+    if kind is list:
+        return all(_fast_safe(item) for item in value)
+    return False
+
+
+def canonical_slow(value: Any) -> str:
+    """The exact path, for every value (also the reference the fast path is tested against)."""
+    return _slow(value, [])
+
+
+def canonical_json(value: Any) -> str:
+    """OpenClaw's stable stringify of `value`."""
+    if _fast_safe(value):
+        try:
+            text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        except (ValueError, RecursionError):
+            return canonical_slow(value)
+        # Astral keys sort differently in UTF-16; lone surrogates need U+FFFD: take the slow path.
+        if not _SURROGATE_OR_ASTRAL.search(text):
+            return text
+    return canonical_slow(value)
+
+
+def digest(value: Any) -> str:
+    return hashlib.sha256(canonical_json(value).encode("utf-8")).hexdigest()
+
+
+# -- outcome hash rules (04 §4.4) ---------------------------------------------------------------
+
+MESSAGE_SEND_ACTIONS = frozenset(
+    {
+        "send",
+        "broadcast",
+        "reply",
+        "thread-reply",
+        "sendWithEffect",
+        "sendAttachment",
+        "upload-file",
+        "sticker",
+        "poll",
+    }
+)
+VOLATILE_KEYS = frozenset(
+    {
+        "messageId",
+        "message_id",
+        "messageIds",
+        "platformMessageId",
+        "platformMessageIds",
+        "fileId",
+        "file_id",
+        "fileKey",
+        "pollId",
+        "poll_id",
+        "receipt",
+        "runId",
+        "idempotencyKey",
+        "ts",
+        "timestamp",
+        "sentAt",
+        "deliveredAt",
+        "createdAt",
+    }
+)
+_UNKNOWN_TOOL = (
+    re.compile(r"unknown tool[:\s]+[\"']?([a-z0-9_.-]+)[\"']?", re.IGNORECASE),
+    re.compile(
+        r"tool\s+[\"']?([a-z0-9_.-]+)[\"']?\s+(?:not found|is not available)", re.IGNORECASE
+    ),
+)
+
+
+def plan_shape(value: Any) -> dict[str, Any]:
+    """update_plan args/details reduced to what shows progress (rule 7)."""
+    source = value if isinstance(value, dict) else {}
+    plan = source.get("plan")
+    entries = plan if isinstance(plan, list) else []
+    explanation = source.get("explanation")
+    return {
+        "hasExplanation": isinstance(explanation, str) and explanation.strip() != "",
+        "planLength": len(entries),
+        "statuses": [_plan_status(entry) for entry in entries],
+        "stepPresence": [_plan_step(entry) for entry in entries],
+    }
+
+
+def _plan_status(entry: Any) -> str | None:
+    status = entry.get("status") if isinstance(entry, dict) else None
+    return status if isinstance(status, str) else None
+
+
+def _plan_step(entry: Any) -> bool:
+    step = entry.get("step") if isinstance(entry, dict) else None
+    return isinstance(step, str) and step.strip() != ""
+
+
+def args_hash(tool: str, args: Any) -> str:
+    """`tool:sha256(canonical args)`; update_plan args reduced to the plan shape first."""
+    normalised = plan_shape(args) if tool == "update_plan" else args
+    return f"{tool}:{digest(normalised)}"
+
+
+def error_message(error: Any) -> str:
+    if isinstance(error, BaseException):
+        return str(error) or type(error).__name__
+    if isinstance(error, str):
+        return error
+    if isinstance(error, bool):
+        return "true" if error else "false"
+    if isinstance(error, int | float):
+        return _number(error).strip('"')
+    return canonical_json(error)
+
+
+def unknown_tool_name(message: str) -> str | None:
+    stripped = message.strip()
+    for pattern in _UNKNOWN_TOOL:
+        match = pattern.search(stripped)
+        if match:
+            return match.group(1).lower()
+    return None
+
+
+def _text_of(result: Mapping[str, Any]) -> str:
+    content = result.get("content")
+    if not isinstance(content, list):
+        return ""
+    parts = [
+        entry["text"]
+        for entry in content
+        if isinstance(entry, dict)
+        and isinstance(entry.get("type"), str)
+        and isinstance(entry.get("text"), str)
+    ]
+    return "\n".join(parts).strip()
+
+
+def _str_or(value: Any, fallback: Any) -> Any:
+    return value if isinstance(value, str) else fallback
+
+
+def _exec_shape(details: Mapping[str, Any], text: str) -> dict[str, Any] | None:
+    status = details.get("status")
+    if status == "running":
+        return {"status": status, "tail": _str_or(details.get("tail"), "")}
+    if status in ("completed", "failed"):
+        exit_code = details.get("exitCode")
+        aggregated = details.get("aggregated")
+        output = aggregated.strip() if isinstance(aggregated, str) else ""
+        return {
+            "status": status,
+            "exitCode": exit_code
+            if isinstance(exit_code, int | float) and not isinstance(exit_code, bool)
+            else None,
+            "timedOut": details.get("timedOut") is True,
+            "output": output or text,
+        }
+    if status in ("approval-pending", "approval-unavailable"):
+        return {
+            "status": status,
+            "reason": _str_or(details.get("reason"), None),
+            "host": _str_or(details.get("host"), None),
+            "command": _str_or(details.get("command"), ""),
+            "warningText": _str_or(details.get("warningText"), ""),
+        }
+    return None
+
+
+def _field(details: Mapping[str, Any], name: str) -> Any:
+    value = details.get(name)
+    return None if value is None else value
+
+
+def _process_shape(action: str, details: Mapping[str, Any], text: str) -> dict[str, Any]:
+    status = details.get("status", UNDEFINED)
+    names: tuple[str, ...]
+    if action == "poll":
+        names = ("exitCode", "exitSignal", "aggregated")
+    else:
+        names = ("totalLines", "totalChars", "truncated", "exitCode", "exitSignal")
+    shape: dict[str, Any] = {"action": action, "status": status}
+    shape.update({name: _field(details, name) for name in names})
+    shape["text"] = text
+    return shape
+
+
+def _is_message_object(value: Mapping[str, Any]) -> bool:
+    return (
+        isinstance(value.get("id"), str)
+        and isinstance(value.get("text"), str)
+        and (
+            isinstance(value.get("direction"), str)
+            or isinstance(value.get("senderId"), str)
+            or isinstance(value.get("accountId"), str)
+            or isinstance(value.get("conversation"), dict)
+        )
+    )
+
+
+def strip_volatile(value: Any) -> Any:
+    """Message-send details without ids and times that differ on every send (rule 6)."""
+    if isinstance(value, list | tuple):
+        return [strip_volatile(item) for item in value]
+    if not isinstance(value, dict):
+        return value
+    drop_id = _is_message_object(value)
+    return {
+        key: strip_volatile(item)
+        for key, item in value.items()
+        if key not in VOLATILE_KEYS and not (drop_id and key == "id")
+    }
+
+
+def is_message_send(tool: str, args: Any, send_tools: Collection[str] = ()) -> bool:
+    if tool == "sessions_send" or tool in send_tools:
+        return True
+    action = args.get("action") if isinstance(args, dict) else None
+    return tool == "message" and action in MESSAGE_SEND_ACTIONS
+
+
+def is_loop_veto(result: Any) -> bool:
+    details = result.get("details") if isinstance(result, dict) else None
+    return (
+        isinstance(details, dict)
+        and details.get("status") == "blocked"
+        and details.get("deniedReason") == "tool-loop"
+    )
+
+
+def outcome_hash(
+    tool: str,
+    args: Any,
+    result: Any = None,
+    error: Any = None,
+    *,
+    send_tools: Collection[str] = (),
+) -> tuple[str | None, str | None]:
+    """(resultHash, unknownTool) of one outcome; resultHash None means nothing is recorded."""
+    if error is not None:
+        message = error_message(error)
+        return "error:" + digest(message), unknown_tool_name(message)
+    if not isinstance(result, dict):
+        return (None if result is None else digest(result)), None
+    if is_loop_veto(result):
+        return None, None
+    raw_details = result.get("details")
+    details: dict[str, Any] = raw_details if isinstance(raw_details, dict) else {}
+    text = _text_of(result)
+    action = args.get("action") if isinstance(args, dict) else None
+    if tool == "exec" and isinstance(details.get("status"), str):
+        shape = _exec_shape(details, text)
+        if shape is not None:
+            return digest(shape), None
+    if tool == "process" and action in ("poll", "log"):
+        return digest(_process_shape(action, details, text)), None
+    if is_message_send(tool, args, send_tools):
+        return digest(strip_volatile(details)), None
+    if tool == "update_plan":
+        return digest(plan_shape(details)), None
+    return digest({"details": details, "text": text}), None
+
+
+def result_hash(
+    tool: str,
+    args: Any,
+    result: Any = None,
+    error: Any = None,
+    *,
+    send_tools: Collection[str] = (),
+) -> str | None:
+    """The outcome hash of 04 §4.4 (None: the outcome is not recorded)."""
+    return outcome_hash(tool, args, result, error, send_tools=send_tools)[0]
