@@ -153,7 +153,11 @@ def canonical_slow(value: Any) -> str:
 
 def canonical_json(value: Any) -> str:
     """OpenClaw's stable stringify of `value`."""
-    if _fast_safe(value):
+    try:
+        safe = _fast_safe(value)
+    except RecursionError:  # a cycle: only the slow path renders "[Circular]"
+        safe = False
+    if safe:
         try:
             text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
         except (ValueError, RecursionError):
