@@ -45,6 +45,56 @@ def cli(ctx: click.Context, no_color: bool) -> None:
 # -- commands: each helper adds its command below this line, one function per command --
 
 
+@cli.command("validate")
+@click.argument("files", nargs=-1)
+@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text")
+@click.option("--strict", is_flag=True, help="Warnings fail too (exit 1).")
+@click.option("--select", "select_codes", multiple=True, help="Only these code prefixes.")
+@click.option("--ignore", "ignore_codes", multiple=True, help="Drop these code prefixes.")
+@click.option("--verbose", is_flag=True, help="Also show information (LC2xx).")
+@click.option("--input-format", type=click.Choice(["json5", "json", "yaml"]), default=None)
+@click.option("--stdin-filename", default=None, help="Name of `-` (stdin) in messages.")
+def validate_command(
+    files: tuple[str, ...],
+    output_format: str,
+    strict: bool,
+    select_codes: tuple[str, ...],
+    ignore_codes: tuple[str, ...],
+    verbose: bool,
+    input_format: str | None,
+    stdin_filename: str | None,
+) -> None:
+    """Check syntax, schema and every lint of config files.
+
+    \b
+    Example:
+      loopcfg validate openclaw.json5 --format json
+    """
+    from loopcfg.check import CheckOptions, check_paths
+    from loopcfg.render.diagnostics import RENDERERS
+
+    paths = list(files)
+    if not paths:
+        from loopcfg.resolve import default_config_path
+
+        found = default_config_path()
+        if found is None:
+            click.echo("loopcfg: no config file named and none found (see --help)", err=True)
+            sys.exit(EXIT_USAGE)
+        paths = [str(found)]
+    options = CheckOptions(
+        select=tuple(select_codes),
+        ignore=tuple(ignore_codes),
+        strict=strict,
+        verbose=verbose,
+        input_format=input_format,  # type: ignore[arg-type]
+        stdin_filename=stdin_filename,
+    )
+    reports = check_paths(paths, options)
+    click.echo(RENDERERS[output_format](reports), nl=False)
+    sys.exit(max(report.exit_code for report in reports))
+
+
 @cli.command("schema")
 @click.option(
     "--out",

@@ -1,0 +1,1 @@
+"""Renderers: turn result values (diagnostics, resolved settings, replay reports) into text."""

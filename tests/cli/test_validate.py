@@ -1,0 +1,76 @@
+"""`loopcfg validate` end to end: lines, summary, JSON shape and exit codes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from loopcfg.cli import cli
+from tests.conftest import EXAMPLES
+
+
+def run(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(cli, ["validate", *args])
+    return result.exit_code, result.output
+
+
+def test_bundled_example_is_clean() -> None:
+    code, output = run(str(EXAMPLES / "openclaw.json5"))
+    assert (code, output) == (0, "All checks passed (1 file).\n")
+
+
+def test_errors_are_one_line_each_with_hint_and_summary(tmp_path: Path) -> None:
+    config = tmp_path / "openclaw.json5"
+    config.write_text("{tools: {loopDetection: {\n  warningThreshhold: 3,\n  historySize: 0}}}\n")
+    code, output = run(str(config))
+    assert code == 1
+    assert output.splitlines() == [
+        f'{config}:2:3: LC003 error: unknown key "warningThreshhold" in tools.loopDetection '
+        '(did you mean "warningThreshold"?)',
+        f"{config}:3:16: LC002 error: historySize must be a positive integer, got 0 "
+        "(the smallest value is 1)",
+        "Found 2 errors and 0 warnings in 1 file.",
+    ]
+
+
+def test_missing_file_exits_2_and_highest_code_wins(tmp_path: Path) -> None:
+    code, output = run(str(EXAMPLES / "openclaw.json5"), str(tmp_path / "nope.json5"))
+    assert code == 2
+    assert f"{tmp_path / 'nope.json5'}: LC000 error: no such file" in output
+
+
+def test_warnings_fail_only_with_strict(tmp_path: Path) -> None:
+    config = tmp_path / "c.json5"
+    config.write_text("{tools: {loopDetection: {enabled: true, historySize: 5}}}")
+    code, output = run(str(config))
+    assert code == 0 and "LC102 warning" in output
+    assert run(str(config), "--strict")[0] == 1
+
+
+def test_json_shape(tmp_path: Path) -> None:
+    config = tmp_path / "c.json5"
+    config.write_text("{tools: {loopDetection: {historySize: 1.5}}}")
+    code, output = run(str(config), "--format", "json")
+    document = json.loads(output)
+    assert code == 1
+    assert document["version"] == 1 and document["summary"]["errors"] == 1
+    (entry,) = document["files"]
+    assert entry["valid"] is False
+    (diagnostic,) = entry["diagnostics"]
+    assert diagnostic["code"] == "LC002" and diagnostic["line"] == 1
+    assert set(diagnostic) == {
+        "code",
+        "severity",
+        "message",
+        "path",
+        "file",
+        "line",
+        "column",
+        "endLine",
+        "endColumn",
+        "hint",
+        "agent",
+        "related",
+    }
