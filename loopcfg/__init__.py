@@ -20,17 +20,23 @@ _EXPORTS: dict[str, str] = {
     "LoopBlocked": "loopcfg.engine",
     "Verdict": "loopcfg.engine",
     "LoopEvent": "loopcfg.engine",
+    "resolve_agent": "loopcfg.resolve",
+    "normalize_agent_id": "loopcfg.resolve",
+    "load_config": "loopcfg.config",
 }
 
 __all__ = ["__version__", *_EXPORTS]
 
 if TYPE_CHECKING:
+    from loopcfg.config import load_config as load_config
     from loopcfg.diagnostics import Diagnostic as Diagnostic
     from loopcfg.engine import CompactionLoopPersisted as CompactionLoopPersisted
     from loopcfg.engine import LoopBlocked as LoopBlocked
     from loopcfg.engine import LoopEvent as LoopEvent
     from loopcfg.engine import Verdict as Verdict
     from loopcfg.facade import LoopDetector as LoopDetector
+    from loopcfg.resolve import normalize_agent_id as normalize_agent_id
+    from loopcfg.resolve import resolve_agent as resolve_agent
     from loopcfg.settings import EffectiveSettings as EffectiveSettings
 
 
