@@ -5,7 +5,9 @@ Everything here is picklable so that `parallel` can run files in worker processe
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib import import_module
 from typing import Any
@@ -75,9 +77,22 @@ class EngineSessions:
 def replay_file(path: str, options: ReplayOptions) -> FileReplay:
     """Replay one file (or stdin); raises ReadError when it cannot be read at all."""
     factory = EngineSessions(options)
-    with open_binary(path) as stream:
+    with quiet_engine_logs(), open_binary(path) as stream:
         events = read_events(path, numbered(stream), options)
         return replay_events(path, events, factory, agent=options.agent, strict=options.strict)
+
+
+@contextmanager
+def quiet_engine_logs() -> Iterator[None]:
+    """The engine logs every emitted verdict as a live gateway would; in a replay the events
+    are the output, so the log would only repeat them on stderr (and cost time per event)."""
+    logger = logging.getLogger("loopcfg")
+    level = logger.level
+    logger.setLevel(logging.CRITICAL + 1)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
 
 
 def read_events(

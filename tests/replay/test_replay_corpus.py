@@ -7,9 +7,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
-import loopcfg
 from loopcfg.replay.driver import ReplayOptions, replay_file
 from loopcfg.replay.events import Call, Compaction, Malformed, Outcome
 from loopcfg.replay.runner import replay_events
@@ -23,11 +20,6 @@ V1_FILES = {
     "pi-mono__before-compaction__v1-two-compactions.jsonl": (454, 448),
     "pi-mono__large-session__v1.jsonl": (391, 373),
 }
-
-needs_engine = pytest.mark.skipif(
-    not hasattr(loopcfg, "LoopDetector") and "LoopDetector" not in dir(loopcfg),
-    reason="the engine (issue 4) has not landed",
-)
 
 
 def test_every_file_reads_without_a_malformed_line(corpus: Path) -> None:
@@ -78,7 +70,6 @@ def test_overflow_compaction_retry_arms_the_guard(corpus: Path) -> None:
     assert sum(entry[0] == "compaction" for entry in logs) == 1
 
 
-@needs_engine
 def test_edit_loop_warns_and_never_blocks_at_defaults(corpus: Path) -> None:
     result = replay_file(str(corpus / EDIT_LOOP), ReplayOptions())
     stats = result.sessions[0]
@@ -87,7 +78,6 @@ def test_edit_loop_warns_and_never_blocks_at_defaults(corpus: Path) -> None:
     assert {e.detector for e in result.events} == {"generic_repeat"}
 
 
-@needs_engine
 def test_negative_controls_stay_quiet_at_defaults(corpus: Path) -> None:
     for name in (*V1_FILES, "archeoneocode__fad751fa__agents-list-repeat-4x.jsonl", OVERFLOW):
         result = replay_file(str(corpus / name), ReplayOptions())
