@@ -1,0 +1,72 @@
+"""Import time: `loopcfg --version` and `validate` load only what they use (issue 2, part 4).
+
+Each case runs the CLI in a fresh interpreter and inspects `sys.modules` afterwards, so a
+module-level import added anywhere on the path shows up here. The figures are in
+docs/performance.md (## Validate).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import EXAMPLES, REPO
+
+# Run the CLI as `loopcfg ARGS...`, then write the names of every loaded module to a file.
+_PROBE = """
+import json, sys
+out, args = sys.argv[1], sys.argv[2:]
+sys.argv = ["loopcfg", *args]
+from loopcfg.cli import main
+try:
+    main()
+except SystemExit:
+    pass
+with open(out, "w") as stream:
+    json.dump(sorted(sys.modules), stream)
+"""
+
+HEAVY = ("jsonschema", "ruamel", "loopcfg.engine", "loopcfg.replay", "loopcfg.hashing")
+
+
+def loaded_modules(tmp_path: Path, *args: str) -> set[str]:
+    out = tmp_path / "modules.json"
+    subprocess.run(
+        [sys.executable, "-c", _PROBE, str(out), *args],
+        cwd=REPO,
+        check=True,
+        capture_output=True,
+    )
+    return set(json.loads(out.read_text()))
+
+
+def present(modules: set[str], package: str) -> bool:
+    return any(name == package or name.startswith(package + ".") for name in modules)
+
+
+def test_version_imports_nothing_heavy(tmp_path: Path) -> None:
+    modules = loaded_modules(tmp_path, "--version")
+    assert "loopcfg.cli" in modules
+    assert [package for package in HEAVY if present(modules, package)] == []
+    # --version needs neither the loader nor the checks.
+    assert not present(modules, "loopcfg.source")
+    assert not present(modules, "loopcfg.check")
+
+
+def test_validate_json5_imports_no_yaml_and_no_engine(tmp_path: Path) -> None:
+    modules = loaded_modules(tmp_path, "validate", str(EXAMPLES / "openclaw.json5"))
+    assert "loopcfg.source.json5" in modules  # the probe saw the real work
+    for package in ("ruamel", "loopcfg.engine", "loopcfg.replay", "loopcfg.hashing"):
+        assert not present(modules, package), package
+
+
+def test_validate_yaml_does_import_ruamel(tmp_path: Path) -> None:
+    # The counterpart of the test above: the probe does see a lazily imported parser.
+    config = tmp_path / "openclaw.yaml"
+    config.write_text("tools:\n  loopDetection:\n    enabled: true\n")
+    modules = loaded_modules(tmp_path, "validate", str(config))
+    assert present(modules, "ruamel")
+    assert "loopcfg.source.yaml" in modules
+    assert not present(modules, "loopcfg.engine")
