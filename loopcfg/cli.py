@@ -231,10 +231,15 @@ def resolve_command(
     """
     from loopcfg.config import load_config
     from loopcfg.envvars import EnvFileError, environment_with
-    from loopcfg.resolve import default_config_path, diagnostic_line, run_resolve
+    from loopcfg.render.diagnostics import diagnostic_line
+    from loopcfg.resolve import default_config_path, run_resolve
 
     if every and agent is not None:
         raise click.UsageError("--agent and --all exclude each other")
+    if explain and output_format != "json5":
+        raise click.UsageError(
+            "--explain prints a table; it cannot be combined with --format json or yaml"
+        )
     path = config or default_config_path()
     if path is None:
         click.echo(
@@ -258,7 +263,7 @@ def resolve_command(
         loaded,
         agent=agent,
         every=every,
-        output_format="explain" if explain and output_format == "json5" else output_format,
+        output_format="explain" if explain else output_format,
         strict=strict,
     )
     for line in outcome.stderr:

@@ -363,17 +363,6 @@ def default_config_path(
     return str(fallback) if fallback.is_file() else None
 
 
-def diagnostic_line(diagnostic: Diagnostic) -> str:
-    """`file:line:col: CODE severity: message (hint)` (1:1 when there is no position)."""
-    span = diagnostic.span
-    line, column = (span.line, span.column) if span is not None else (1, 1)
-    hint = f" ({diagnostic.hint})" if diagnostic.hint else ""
-    return (
-        f"{diagnostic.file}:{line}:{column}: {diagnostic.code} {diagnostic.severity}: "
-        f"{diagnostic.message}{hint}"
-    )
-
-
 @dataclass(frozen=True, slots=True)
 class ResolveOutcome:
     """What the command prints and its exit code."""
@@ -391,7 +380,11 @@ def run_resolve(
     output_format: str,
     strict: bool,
 ) -> ResolveOutcome:
-    """Refuse invalid configs (exit 1; exit 2 when unreadable), else resolve and render."""
+    """Refuse invalid configs (exit 1; exit 2 when unreadable), else resolve and render.
+
+    A refusal prints the errors exactly as `validate` prints them (the same renderer).
+    """
+    from loopcfg.render.diagnostics import diagnostic_line
     from loopcfg.render.resolve import render
 
     errors = config_errors(loaded)
