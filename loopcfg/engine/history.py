@@ -38,6 +38,11 @@ class History:
         self.records: deque[Record] = deque()
         self.runs: dict[str | None, RunHistory] = {}
 
+    def resize(self, size: int) -> None:
+        self.size = max(size, 1)
+        while len(self.records) > self.size:
+            self._evict()
+
     def run(self, run_id: str | None) -> RunHistory | None:
         return self.runs.get(run_id)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any
@@ -14,7 +14,7 @@ from loopcfg.engine.guard import Guard
 from loopcfg.engine.history import History, Record, RunHistory
 from loopcfg.engine.verdicts import NO_VERDICT, LoopBlocked, LoopEvent, Verdict
 from loopcfg.hashing import args_hash, outcome_hash
-from loopcfg.settings import EffectiveSettings
+from loopcfg.settings import EffectiveSettings, settings_from_block
 
 MAX_WARNING_KEYS = 256
 MAX_GUARDS = 64
@@ -118,11 +118,26 @@ class Session:
             return
         run = normalise_run_id(run_id)
         with self.lock:
-            guard = self.guards.pop(run, None) or Guard(self.settings.post_compaction_window_size)
-            self.guards[run] = guard
+            # A fresh guard each time: re-arming resets the window, with the current window size.
+            self.guards.pop(run, None)
+            guard = self.guards[run] = Guard(self.settings.post_compaction_window_size)
             while len(self.guards) > MAX_GUARDS:
                 self.guards.popitem(last=False)
             guard.arm()
+
+    def reconfigure(self, settings: EffectiveSettings | Mapping[str, Any]) -> None:
+        """Switch to new settings keeping history (06: a config line), trimmed to the new size.
+
+        Warning buckets are kept (same keys, same session); an armed guard finishes the window
+        it was armed with, and is dropped if the new settings turn the guard off.
+        """
+        if not isinstance(settings, EffectiveSettings):
+            settings = settings_from_block(settings)
+        with self.lock:
+            self.settings = settings
+            self.history.resize(settings.history_size)
+            if not settings.guard_active:
+                self.guards.clear()
 
     def blocked_result(self, verdict: Verdict) -> dict[str, Any]:
         return v.blocked_result(verdict)

@@ -170,6 +170,8 @@ class OracleSession:
     def reconfigure(self, settings: EffectiveSettings | Mapping[str, Any]) -> None:
         self.settings = _settings(settings)
         self._trim()
+        if self.settings.enabled is False:
+            self.guards.clear()
 
     def _pending(self, tool: str, h: str, run: str | None, call_id: str | None) -> _Record | None:
         for record in reversed(self.history):

@@ -1,0 +1,195 @@
+"""Differential test: the engine against the rescanning oracle on random traces (04, issue 4).
+
+Traces mix known poll tools, exec shapes, message sends (built-in and host-declared), unknown
+tools, pending calls, outcomes with and without call ids, several run ids, compaction retries,
+vetoed calls, reconfiguration and random (also runtime-adjusted) thresholds. Every verdict, every
+event and every guard abort (and the step it happens at) must be equal.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from loopcfg import CompactionLoopPersisted, LoopDetector
+from tests.engine.oracle import OracleDetector
+
+SEND_TOOLS = ("telegram",)
+POLL_TOOLS = ("mypoll",)
+
+CALLS: list[tuple[str, Any]] = [
+    ("read", {"path": "/a"}),
+    ("read", {"path": "/b"}),
+    ("exec", {"command": "make"}),
+    ("process", {"action": "poll", "sessionId": "s1"}),
+    ("process", {"action": "log", "sessionId": "s1"}),
+    ("process", {"action": "kill", "sessionId": "s1"}),
+    ("command_status", {"id": 1}),
+    ("message", {"action": "send", "to": "x"}),
+    ("message", {"action": "read"}),
+    ("sessions_send", {"text": "hi"}),
+    ("telegram", {"text": "hi"}),
+    ("mypoll", {}),
+    ("nope", {"i": 1}),
+    ("nope", {"i": 2}),
+    ("update_plan", {"plan": [{"step": "x", "status": "done"}]}),
+    ("update_plan", {"plan": [{"step": "y", "status": "done"}], "explanation": "e"}),
+]
+
+RESULTS: list[Any] = [
+    None,
+    "plain text",
+    {"content": [{"type": "text", "text": "same"}], "details": {}},
+    {"content": [{"type": "text", "text": "other"}], "details": {"n": 1}},
+    {"details": {"status": "completed", "exitCode": 0, "aggregated": "ok", "durationMs": 5}},
+    {"details": {"status": "running", "tail": "..."}},
+    {"details": {"status": "running", "aggregated": "partial"}},
+    {"details": {"ok": True, "messageId": "m1"}},
+    {"details": {"ok": True, "messageId": "m2", "ts": 9}},
+    {"details": {"plan": [{"step": "x", "status": "done"}]}},
+    {"details": {"status": "blocked", "deniedReason": "tool-loop", "reason": "x"}},
+]
+
+ERRORS: list[Any] = [None, "Tool nope not found", "Unknown tool: other", "boom"]
+RUNS = [None, "r1", " r1 ", "r2", ""]
+
+call_ops = st.tuples(
+    st.just("call"),
+    st.integers(0, len(CALLS) - 1),
+    st.sampled_from(RUNS),
+    st.booleans(),  # with a call id
+    st.sampled_from(["now", "now", "now", "later"]),  # outcome now or leave it pending
+    st.integers(0, len(RESULTS) - 1),
+    st.sampled_from(ERRORS),
+    st.booleans(),  # the outcome carries the call id
+)
+pending_ops = st.tuples(
+    st.sampled_from(["finish", "forget"]), st.integers(0, 50), st.integers(0, len(RESULTS) - 1)
+)
+raw_outcomes = st.tuples(
+    st.just("raw"),
+    st.integers(0, len(CALLS) - 1),
+    st.sampled_from(RUNS),
+    st.integers(0, len(RESULTS) - 1),
+    st.sampled_from(ERRORS),
+)
+compactions = st.tuples(st.just("compact"), st.sampled_from(RUNS))
+
+blocks = st.fixed_dictionaries(
+    {
+        "historySize": st.integers(1, 50),
+        "warningThreshold": st.integers(1, 8),
+        "criticalThreshold": st.integers(1, 14),
+        "unknownToolThreshold": st.integers(1, 8),
+        "globalCircuitBreakerThreshold": st.integers(1, 20),
+        "detectors": st.fixed_dictionaries(
+            {"genericRepeat": st.booleans(), "knownPollNoProgress": st.booleans(),
+             "pingPong": st.booleans()}
+        ),
+        "postCompactionGuard": st.fixed_dictionaries({"windowSize": st.integers(1, 4)}),
+    },
+    optional={"enabled": st.sampled_from([True, True, True, False])},
+)  # fmt: skip
+reconfigures = st.tuples(st.just("reconfigure"), blocks)
+
+ops = st.one_of(call_ops, call_ops, call_ops, pending_ops, raw_outcomes, compactions, reconfigures)
+traces = st.lists(ops, max_size=90)
+
+
+def _outcome(impl: Any, tool: str, args: Any, kw: dict[str, Any]) -> tuple[Any, ...] | None:
+    """Record an outcome; a guard abort becomes a comparable tuple."""
+    try:
+        impl.record_outcome(tool, args, **kw)
+    except CompactionLoopPersisted as abort:
+        return ("abort", abort.tool, abort.count, abort.window_size, abort.code, str(abort))
+    return None
+
+
+def _outcome_kw(result: int, error: Any, run: Any, call_id: Any) -> dict[str, Any]:
+    return {"result": RESULTS[result], "error": error, "run_id": run, "call_id": call_id}
+
+
+def run_trace(block: dict[str, Any], trace: list[tuple[Any, ...]]) -> None:
+    """Drive engine and oracle in lock step; assert equality at every step."""
+    engine = LoopDetector(block, send_tools=SEND_TOOLS, poll_tools=POLL_TOOLS)
+    oracle = OracleDetector(block, extra_send_tools=SEND_TOOLS, extra_poll_tools=POLL_TOOLS)
+    engine_events: list[Any] = []
+    oracle_events: list[Any] = []
+    engine.subscribe(engine_events.append)
+    oracle.subscribe(oracle_events.append)
+    impls = (engine.session("s"), oracle.session("s"))
+    pending: list[tuple[str, Any, Any, Any]] = []
+    for step, op in enumerate(trace):
+        outs = [_apply(impl, op, pending, step) for impl in impls]
+        assert outs[0] == outs[1], (step, op)
+        assert engine_events == oracle_events, (step, op)
+        if op[0] == "call" and outs[0][0].level != "critical" and op[4] == "later":
+            pending.append((CALLS[op[1]][0], CALLS[op[1]][1], op[2], f"c{step}" if op[3] else None))
+        elif op[0] in ("finish", "forget") and pending:
+            pending.pop(op[1] % len(pending))
+
+
+def _apply(impl: Any, op: tuple[Any, ...], pending: list[Any], step: int) -> Any:
+    kind = op[0]
+    if kind == "call":
+        _, which, run, with_id, when, result, error, outcome_id = op
+        tool, args = CALLS[which]
+        verdict = impl.check(tool, args, run_id=run)
+        if verdict.level == "critical":
+            return (verdict, None)
+        call_id = f"c{step}" if with_id else None
+        impl.record_call(tool, args, run_id=run, call_id=call_id)
+        if when == "later":
+            return (verdict, None)
+        kw = _outcome_kw(result, error, run, call_id if outcome_id else None)
+        return (verdict, _outcome(impl, tool, args, kw))
+    if kind in ("finish", "forget"):
+        if not pending:
+            return None
+        tool, args, run, call_id = pending[op[1] % len(pending)]
+        if kind == "forget":
+            return impl.forget_call(tool, args, run_id=run, call_id=call_id)
+        return _outcome(impl, tool, args, _outcome_kw(op[2], None, run, call_id))
+    if kind == "raw":
+        _, which, run, result, error = op
+        tool, args = CALLS[which]
+        return _outcome(impl, tool, args, _outcome_kw(result, error, run, None))
+    if kind == "compact":
+        return impl.compaction_retry(run_id=op[1])
+    return impl.reconfigure(op[1])
+
+
+@settings(max_examples=200)
+@given(blocks, traces)
+def test_engine_equals_oracle(block: dict[str, Any], trace: list[tuple[Any, ...]]) -> None:
+    run_trace(block, trace)
+
+
+def _repeat(call: int, n: int, result: int = 2, run: Any = None) -> list[tuple[Any, ...]]:
+    return [("call", call, run, False, "now", result, None, False)] * n
+
+
+BASE: dict[str, Any] = {
+    "enabled": True,
+    "historySize": 30,
+    "warningThreshold": 3,
+    "criticalThreshold": 6,
+    "unknownToolThreshold": 4,
+    "globalCircuitBreakerThreshold": 9,
+    "detectors": {"genericRepeat": True, "knownPollNoProgress": True, "pingPong": True},
+    "postCompactionGuard": {"windowSize": 3},
+}
+
+
+@settings(max_examples=1)
+@given(st.just(BASE), st.just([]))
+@example(BASE, _repeat(0, 12))  # generic warning then critical
+@example(BASE, _repeat(3, 12, result=6))  # process poll no progress
+@example(BASE, _repeat(12, 8, result=0) + [("raw", 12, None, 0, "Tool nope not found")] * 6)
+@example(BASE, [("compact", "r1"), *_repeat(0, 4, run=" r1 ")])  # guard abort, trimmed run id
+@example({**BASE, "historySize": 5}, (_repeat(0, 1) + _repeat(1, 1)) * 8)  # ping-pong, evicted
+@example(BASE, [("reconfigure", {**BASE, "historySize": 2}), *_repeat(0, 5)])
+def test_regressions(block: dict[str, Any], trace: list[tuple[Any, ...]]) -> None:
+    run_trace(block, trace)
