@@ -188,8 +188,15 @@ def _written_label(scope: _Scope, name: str, primary: str | None) -> str:
 
 
 def _lc102_unreachable(scope: _Scope) -> list[_Finding]:
-    """A threshold above the counts the history can hold can never fire (effective values)."""
+    """A threshold above the counts the history can hold can never fire (effective values).
+
+    Only where the detectors run: while `enabled` is not true no threshold fires at all (04
+    §4.6), and LC103 already reports the written settings; an agent that turns them on gets
+    its own finding.
+    """
     settings = scope.settings
+    if not settings.detectors_active:
+        return []
     history = settings.history_size
     findings: list[_Finding] = []
     checks = (
