@@ -131,7 +131,7 @@ def _summary_table(sessions: Sequence[SessionStats]) -> list[str]:
         for s in sessions
     ]
     total = (
-        f"total ({len(sessions)} sessions)",
+        f"total ({len(sessions)} {'session' if len(sessions) == 1 else 'sessions'})",
         str(sum(s.calls for s in sessions)),
         str(sum(s.skipped for s in sessions)),
         str(sum(s.warnings for s in sessions)),
