@@ -34,12 +34,13 @@ HISTORY_SIZES = (30, 300, 3000)
 # One event: (tool, args, result, error, run_id, call_id); tool None is a compaction retry.
 Event = tuple[str | None, Any, Any, Any, str | None, str | None]
 
-WORDS = (
+_WORD_TEXT = (
     "build test deploy cache index module worker queue retry socket parser config token stream "
     "buffer render layout schema commit branch merge rebase docker image volume network proxy "
     "gateway session agent prompt model reply thread channel upload report metric latency error "
-    "warning timeout signal process thread handle memory disk cpu kernel driver "
-).split()
+    "warning timeout signal process thread handle memory disk cpu kernel driver"
+)
+WORDS = _WORD_TEXT.split()
 
 
 # -- the trace ------------------------------------------------------------------------------------
@@ -465,7 +466,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
             )
         report["sizes"][size] = entry
         rows.append(entry)
-    share, hash_us, hash_calls = hashing_share(
+    share, hash_us, _hash_calls = hashing_share(
         list(trace_sessions(maker, lengths, options.hash_calls)), 30
     )
     report["hash_share"], report["hash_us_per_call"] = share, hash_us
