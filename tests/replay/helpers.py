@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,9 +12,9 @@ from loopcfg.replay.events import Event
 from loopcfg.replay.lines import detect_format
 from loopcfg.replay.trace import read_trace
 from loopcfg.replay.transcript import TranscriptOptions, read_transcript
+from tests.golden import assert_golden
 
 DATA = Path(__file__).parent / "data"
-GOLDEN = Path(__file__).parent.parent / "golden" / "replay"
 
 
 def lines_of(text: str) -> Iterable[tuple[int, bytes]]:
@@ -36,11 +35,7 @@ def read_file(path: Path, options: TranscriptOptions | None = None) -> list[Even
 
 def check_golden(name: str, text: str) -> None:
     """Compare with tests/golden/replay/NAME; LOOPCFG_UPDATE_GOLDEN=1 rewrites it."""
-    path = GOLDEN / name
-    if os.environ.get("LOOPCFG_UPDATE_GOLDEN") == "1":
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    assert path.read_text(encoding="utf-8") == text
+    assert_golden(f"replay/{name}", text)
 
 
 @dataclass
