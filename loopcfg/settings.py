@@ -32,12 +32,19 @@ class Source:
 
 @dataclass(frozen=True, slots=True)
 class Adjustment:
-    """A value the runtime changed: the user wrote (or inherited) `written`, gets `effective`."""
+    """A value the runtime changed: the user wrote (or inherited) `written`, gets `effective`.
+
+    `raised_from` names the setting the new value derives from (`effective` is its value + 1);
+    `written_source` says where `written` came from (a default, or a block's key token). Neither
+    is part of equality: the same adjustment read from a file or from a dict is the same.
+    """
 
     setting: str
     written: int
     effective: int
     rule: str
+    raised_from: str = field(default="", compare=False)
+    written_source: Source | None = field(default=None, compare=False)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -117,6 +124,13 @@ def _as_int(value: Any) -> int:
     return int(value)
 
 
+# The runtime's raises, in order (02 §2.3): (setting raised, setting it must exceed).
+_RAISES = (
+    ("criticalThreshold", "warningThreshold"),
+    ("globalCircuitBreakerThreshold", "criticalThreshold"),
+)
+
+
 def settings_from_block(
     block: Mapping[str, Any] | None,
     *,
@@ -142,31 +156,17 @@ def settings_from_block(
             origin[setting.name] = Source("default")
 
     adjustments: list[Adjustment] = []
-    if values["critical_threshold"] <= values["warning_threshold"]:
-        raised = values["warning_threshold"] + 1
-        adjustments.append(
-            Adjustment(
-                "criticalThreshold",
-                values["critical_threshold"],
-                raised,
-                "criticalThreshold <= warningThreshold: raised to warningThreshold + 1",
-            )
-        )
-        values["critical_threshold"] = raised
-        origin["criticalThreshold"] = Source("adjusted")
-    if values["global_circuit_breaker_threshold"] <= values["critical_threshold"]:
-        raised = values["critical_threshold"] + 1
-        adjustments.append(
-            Adjustment(
-                "globalCircuitBreakerThreshold",
-                values["global_circuit_breaker_threshold"],
-                raised,
-                "globalCircuitBreakerThreshold <= criticalThreshold: raised to "
-                "criticalThreshold + 1",
-            )
-        )
-        values["global_circuit_breaker_threshold"] = raised
-        origin["globalCircuitBreakerThreshold"] = Source("adjusted")
+    for higher, lower in _RAISES:
+        high, low = SETTINGS_BY_NAME[higher].attr, SETTINGS_BY_NAME[lower].attr
+        if values[high] > values[low]:
+            continue
+        written = origin[higher]
+        rule = f"{higher} <= {lower}: raised to {lower} + 1"
+        raised = values[low] + 1
+        adjustments.append(Adjustment(higher, values[high], raised, rule, lower, written))
+        values[high] = raised
+        # An adjusted value keeps the position of what was written (None for a default).
+        origin[higher] = Source("adjusted", written.file, written.line, written.column)
 
     return EffectiveSettings(
         **values,

@@ -69,18 +69,27 @@ def _heading(settings: EffectiveSettings) -> str:
     return f'agent "{settings.agent}": not in agents.list, so the global block alone'
 
 
-def _adjustment(settings: EffectiveSettings, name: str) -> str:
+def _adjustment_text(settings: EffectiveSettings, name: str) -> str:
+    """`from written 15 (global f:3:29): raised to warningThreshold 29 + 1`."""
     for adjustment in settings.adjustments:
-        if adjustment.setting == name:
-            return f"written {adjustment.written}; {adjustment.rule}"
+        if adjustment.setting != name:
+            continue
+        written = adjustment.written_source
+        if written is None or written.origin == "default":
+            was = f"default {adjustment.written}"
+        else:
+            where = f"{written.origin} {_position(written)}".rstrip()
+            was = f"written {adjustment.written} ({where})"
+        lower = adjustment.raised_from or adjustment.rule
+        return f"from {was}: raised to {lower} {adjustment.effective - 1} + 1"
     return ""  # pragma: no cover - an adjusted source always has its adjustment
 
 
 def _source_text(settings: EffectiveSettings, name: str) -> str:
-    """`default`, `agent openclaw.json5:12:31`, `adjusted (written 20; <rule>)`."""
+    """`default`, `agent openclaw.json5:12:31`, `adjusted from written 15 (...): raised ...`."""
     source = settings.sources.get(name, Source("default"))
     if source.origin == "adjusted":
-        return f"adjusted ({_adjustment(settings, name)})"
+        return f"adjusted {_adjustment_text(settings, name)}"
     return f"{source.origin} {_position(source)}".rstrip()
 
 
@@ -123,7 +132,7 @@ def render_explain(settings: EffectiveSettings) -> str:
         value = settings.value(setting.name)
         source = settings.sources.get(setting.name, Source("default"))
         if source.origin == "adjusted":
-            location = _adjustment(settings, setting.name)
+            location = _adjustment_text(settings, setting.name)
         else:
             location = _position(source) or "-"
         shown = "(not set)" if value is None else _literal(value)
