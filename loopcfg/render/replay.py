@@ -7,9 +7,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from loopcfg.replay.runner import FileReplay, ReplayAbort, ReplayEvent, SessionStats
+
+if TYPE_CHECKING:
+    from loopcfg.replay.compare import Comparison, SessionDiff
 
 JSON_VERSION = 1
 
@@ -91,13 +94,8 @@ def _session_timeline(result: FileReplay, stats: SessionStats, show_args: bool) 
         lines.append(f"  {stats.calls} {noun}, nothing detected")
         lines.append("")
         return lines
-    for event in events:
-        run = f" [{_run_label(event.run, event.run_id)}]" if event.run else ""
-        args = f" args={json.dumps(event.args, ensure_ascii=False)}" if show_args else ""
-        lines.append(
-            f"  call #{event.call:<5} line {event.line:<6} {event.tool:<16} "
-            f"{event.level:<8} {event.detector or '-'} ×{event.count}{run}{args}"
-        )
+    for group in collapse(events, keep_apart=show_args):
+        lines.append("  " + event_line(group, show_args))
     if stats.first_block_call is not None:
         lines.append(
             f"  first block: call #{stats.first_block_call} (line {stats.first_block_line})"
@@ -110,6 +108,39 @@ def _session_timeline(result: FileReplay, stats: SessionStats, show_args: bool) 
         )
     lines.append("")
     return lines
+
+
+def collapse(events: Sequence[ReplayEvent], *, keep_apart: bool = False) -> list[list[ReplayEvent]]:
+    """Consecutive calls with the same verdict (a sticky block: every retry blocked again) as
+    one group, so a timeline stays short; `keep_apart` keeps one event per group."""
+    groups: list[list[ReplayEvent]] = []
+    for event in events:
+        last = groups[-1][-1] if groups else None
+        if (
+            not keep_apart
+            and last is not None
+            and event.call == last.call + 1
+            and (event.session, event.run, event.tool, event.level, event.detector, event.count)
+            == (last.session, last.run, last.tool, last.level, last.detector, last.count)
+        ):
+            groups[-1].append(event)
+        else:
+            groups.append([event])
+    return groups
+
+
+def event_line(group: Sequence[ReplayEvent], show_args: bool = False) -> str:
+    """`call #N line L tool level detector ×count [run]`, or a range for a collapsed group."""
+    first, last = group[0], group[-1]
+    calls = f"#{first.call}" if len(group) == 1 else f"#{first.call}-#{last.call}"
+    where = f"{first.line}" if len(group) == 1 else f"{first.line}-{last.line}"
+    run = f" [{_run_label(first.run, first.run_id)}]" if first.run else ""
+    times = f" ({len(group)} calls)" if len(group) > 1 else ""
+    args = f" args={json.dumps(first.args, ensure_ascii=False)}" if show_args else ""
+    return (
+        f"call {calls:<8} line {where:<8} {first.tool:<16} "
+        f"{first.level:<8} {first.detector or '-'} ×{first.count}{run}{times}{args}"
+    )
 
 
 def _run_label(run: str | None, run_id: str | None) -> str:
@@ -148,3 +179,108 @@ def _summary_table(sessions: Sequence[SessionStats]) -> list[str]:
         return f"{first}  {rest}".rstrip()
 
     return [fmt(header), *(fmt(row) for row in rows), fmt(total)]
+
+
+# -- --compare ------------------------------------------------------------------------------
+
+
+def _value(value: Any) -> str:
+    if isinstance(value, bool) or value is None:
+        return json.dumps(value)
+    return str(value)
+
+
+def render_compare_text(comparison: Comparison) -> str:
+    """Per differing session: the events only one side has, then what changes, in words."""
+    a, b = comparison.label_a, comparison.label_b
+    lines = [f"comparing a = {a} with b = {b}"]
+    if comparison.settings:
+        changed = ", ".join(
+            f"{name} {_value(left)} -> {_value(right)}" for name, left, right in comparison.settings
+        )
+        lines.append(f"settings that differ: {changed}")
+    else:
+        lines.append("settings that differ: none for the replayed agent")
+    lines.append("")
+    for diff in comparison.sessions:
+        if diff.changed:
+            lines.extend(_session_diff(diff, a, b))
+    lines.extend(_compare_summary(comparison))
+    return "\n".join(lines) + "\n"
+
+
+def _session_diff(diff: SessionDiff, label_a: str, label_b: str) -> list[str]:
+    lines = [f"{diff.file} · session {diff.session}"]
+    for side, events in (("a", diff.only_a), ("b", diff.only_b)):
+        for group in collapse(events):
+            lines.append(f"  only {side}: {event_line(group)}")
+    for change in diff.changes:
+        lines.append(f"  {change.sentence(label_a, label_b)}")
+    lines.append("")
+    return lines
+
+
+_SUMMARY = {
+    "gains a block": "would gain a block they never had with {a} (false blocks, if healthy)",
+    "blocked earlier": "would be blocked earlier",
+    "blocked later": "would be blocked later",
+    "loses its block": "would no longer be blocked",
+    "gains an abort": "would gain a guard abort",
+    "aborts elsewhere": "would be aborted at another line",
+    "loses its abort": "would no longer be aborted",
+    "gains a warning": "would gain a warning",
+    "warned earlier": "would be warned earlier",
+    "warned later": "would be warned later",
+    "loses its warning": "would no longer be warned",
+}
+
+
+def _compare_summary(comparison: Comparison) -> list[str]:
+    total = len(comparison.sessions)
+    differ = sum(1 for d in comparison.sessions if d.changed)
+    b = comparison.label_b
+    if not differ:
+        return [f"no difference with {b} in {_sessions(total)}"]
+    verb = "differs" if differ == 1 else "differ"
+    lines = [f"{differ} of {_sessions(total)} {verb} with {b}:"]
+    for kind, count in comparison.counts().items():
+        if count:
+            lines.append(f"  {_sessions(count)} {_SUMMARY[kind].format(a=comparison.label_a)}")
+    return lines
+
+
+def _sessions(count: int) -> str:
+    return f"{count} session" if count == 1 else f"{count} sessions"
+
+
+def render_compare_json(comparison: Comparison) -> str:
+    document = {
+        "version": JSON_VERSION,
+        "a": comparison.label_a,
+        "b": comparison.label_b,
+        "settings": [
+            {"setting": name, "a": left, "b": right} for name, left, right in comparison.settings
+        ],
+        "sessions": [
+            {
+                "file": diff.file,
+                "session": diff.session,
+                "a": session_json(diff.a),
+                "b": session_json(diff.b),
+                "onlyA": [event_json(e, False) for e in diff.only_a],
+                "onlyB": [event_json(e, False) for e in diff.only_b],
+                "changes": [
+                    {
+                        "kind": c.kind,
+                        "a": c.a,
+                        "b": c.b,
+                        "text": c.sentence(comparison.label_a, comparison.label_b),
+                    }
+                    for c in diff.changes
+                ],
+            }
+            for diff in comparison.sessions
+        ],
+        "summary": comparison.counts(),
+    }
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"

@@ -8,7 +8,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
+from loopcfg.replay.configs import ConfigRefused, load_table
 from loopcfg.replay.driver import ReplayOptions
+from loopcfg.replay.lines import STDIN
 from loopcfg.replay.runner import FileReplay
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
@@ -35,53 +37,76 @@ class UsageError(Exception):
 
 def run_replay(command: CommandOptions) -> tuple[str, list[str], int]:
     """Returns (stdout text, stderr lines, exit code); never raises for bad input."""
-    from loopcfg.replay.parallel import collect_inputs, default_jobs, replay_files, tty_progress
+    from loopcfg.replay.parallel import collect_inputs, default_jobs
 
     notes: list[str] = []
     try:
-        baseline, candidate = _configs(command)
+        baseline, candidate = _configs(command, notes)
     except UsageError as error:
-        return "", [f"loopcfg replay: {error}"], EXIT_USAGE
-    if baseline.config is None:
-        notes.append("loopcfg replay: no --config: OpenClaw's defaults with enabled: true")
+        return "", [*notes, f"loopcfg replay: {error}"], EXIT_USAGE
+    except ConfigRefused as refused:
+        return "", [*notes, *refused.lines], EXIT_USAGE
     files = collect_inputs(command.paths, glob=command.glob, include_bak=command.include_bak)
     if not files:
         return "", [*notes, "loopcfg replay: no session files found"], EXIT_USAGE
     jobs = command.jobs or default_jobs()
-    results = replay_files(files, baseline, jobs=jobs, progress=tty_progress(len(files)))
+    results = _replay(files, baseline, jobs, "replay" if candidate is None else "replay a")
     notes.extend(_problems(results))
     code = _input_code(results)
     if candidate is None:
         out = _render(results, command)
         return out, notes, max(code, _fail_code(results, command.fail_on))
-    others = replay_files(files, candidate, jobs=jobs, progress=tty_progress(len(files)))
-    from loopcfg.replay.compare import compare_results, render_compare
+    others = _replay(files, candidate, jobs, "replay b")
+    from loopcfg.render.replay import render_compare_json, render_compare_text
+    from loopcfg.replay.compare import compare_results
 
-    diffs = compare_results(results, others)
-    text = render_compare(diffs, _label(baseline), _label(candidate))
+    assert baseline.table is not None and candidate.table is not None
+    comparison = compare_results(results, others, baseline.table, candidate.table)
+    if command.output_format == "json":
+        text = render_compare_json(comparison)
+    else:
+        text = render_compare_text(comparison)
     return text, notes, max(code, _input_code(others))
 
 
-def _configs(command: CommandOptions) -> tuple[ReplayOptions, ReplayOptions | None]:
-    base = command.options
-    for config in (base.config, command.compare):
-        if config is not None and config != "-" and not os.path.isfile(config):
-            raise UsageError(f"{config}: LC000 error: cannot read the config: no such file")
+def _replay(files: list[str], options: ReplayOptions, jobs: int, label: str) -> list[FileReplay]:
+    from loopcfg.replay.parallel import input_size, replay_files, tty_progress
+
+    progress = tty_progress(sum(input_size(path) for path in files), label=label)
+    return replay_files(files, options, jobs=jobs, progress=progress)
+
+
+def _configs(
+    command: CommandOptions, notes: list[str]
+) -> tuple[ReplayOptions, ReplayOptions | None]:
+    """The baseline and the compared options, each with its config resolved once."""
+    base = replace(command.options, keep_args=command.show_args)
     if len(command.agents) > 2:
         raise UsageError("--agent at most twice (the second one is compared with the first)")
     if command.compare is not None and len(command.agents) > 1:
         raise UsageError("use either --compare FILE or two --agent options, not both")
-    first = replace(base, agent=command.agents[0] if command.agents else None)
+    compared = command.compare is not None or len(command.agents) == 2
+    if compared and command.fail_on is not None:
+        raise UsageError("--fail-on judges one config; run it without --compare")
+    if STDIN in (base.config, command.compare) and STDIN in command.paths:
+        raise UsageError("stdin (-) cannot be both a config and a session")
+    for config in (base.config, command.compare):
+        if config is not None and config != STDIN and not os.path.isfile(config):
+            raise UsageError(f"{config}: LC000 error: cannot read the config: no such file")
+    if base.config is None:
+        notes.append("loopcfg replay: no --config: OpenClaw's defaults with enabled: true")
+    first = _resolved(replace(base, agent=command.agents[0] if command.agents else None), notes)
     if command.compare is not None:
-        return first, replace(first, config=command.compare)
+        return first, _resolved(replace(first, config=command.compare, table=None), notes)
     if len(command.agents) == 2:
-        return first, replace(first, agent=command.agents[1])
+        return first, _resolved(replace(first, agent=command.agents[1], table=None), notes)
     return first, None
 
 
-def _label(options: ReplayOptions) -> str:
-    config = options.config or "defaults"
-    return f"{config} --agent {options.agent}" if options.agent else config
+def _resolved(options: ReplayOptions, notes: list[str]) -> ReplayOptions:
+    table, found = load_table(options.config, options.agent)
+    notes.extend(found)
+    return replace(options, table=table)
 
 
 def _problems(results: Sequence[FileReplay]) -> list[str]:

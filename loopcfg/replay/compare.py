@@ -1,13 +1,70 @@
-"""Two replays of the same sessions side by side: what a config change would change."""
+"""Two replays of the same sessions side by side: what a config change would change.
+
+Finding only; `loopcfg.render.replay` renders a `Comparison` as text or JSON.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
-from loopcfg.replay.runner import FileReplay, ReplayEvent, SessionStats
+from loopcfg.replay.configs import ConfigTable, changed_settings
+from loopcfg.replay.runner import FileReplay, ReplayAbort, ReplayEvent, SessionStats
 
 EventKey = tuple[int, str, str | None]
+
+# Kinds of change, in the order the summary lists them.
+CHANGE_KINDS = (
+    "gains a block",
+    "blocked earlier",
+    "blocked later",
+    "loses its block",
+    "gains an abort",
+    "aborts elsewhere",
+    "loses its abort",
+    "gains a warning",
+    "warned earlier",
+    "warned later",
+    "loses its warning",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One difference a user tuning thresholds cares about, for one session."""
+
+    kind: str  # one of CHANGE_KINDS
+    a: int | None  # call number (line for aborts) under a, None when a had none
+    b: int | None
+
+    def sentence(self, label_a: str, label_b: str) -> str:
+        """Plain language, always from b's point of view ("with b this session would ...")."""
+        a, b = self.a, self.b
+        with_b = f"with {label_b} this session would"
+        if self.kind == "gains a block":
+            return f"{with_b} gain a block at call #{b} (never blocked with {label_a})"
+        if self.kind == "loses its block":
+            return f"{with_b} no longer be blocked ({label_a} blocks it at call #{a})"
+        if self.kind in ("blocked earlier", "blocked later"):
+            return f"{with_b} have been blocked {_calls_apart(a, b)} (call #{b} instead of #{a})"
+        if self.kind == "gains a warning":
+            return f"{with_b} be warned at call #{b} (never warned with {label_a})"
+        if self.kind == "loses its warning":
+            return f"{with_b} no longer be warned ({label_a} warns at call #{a})"
+        if self.kind in ("warned earlier", "warned later"):
+            return f"{with_b} have been warned {_calls_apart(a, b)} (call #{b} instead of #{a})"
+        if self.kind == "gains an abort":
+            return f"{with_b} be aborted by the guard at line {b} (no abort with {label_a})"
+        if self.kind == "loses its abort":
+            return f"{with_b} no longer be aborted ({label_a} aborts it at line {a})"
+        return f"{with_b} be aborted at line {b} instead of line {a}"
+
+
+def _calls_apart(a: int | None, b: int | None) -> str:
+    delta = (a or 0) - (b or 0)
+    noun = "call" if abs(delta) == 1 else "calls"
+    return f"{abs(delta)} {noun} {'earlier' if delta > 0 else 'later'}"
 
 
 @dataclass(slots=True)
@@ -20,30 +77,27 @@ class SessionDiff:
     b: SessionStats
     only_a: list[ReplayEvent] = field(default_factory=list)
     only_b: list[ReplayEvent] = field(default_factory=list)
+    changes: list[Change] = field(default_factory=list)
 
     @property
     def changed(self) -> bool:
-        return bool(self.only_a or self.only_b) or self.a.aborted != self.b.aborted
+        return bool(self.only_a or self.only_b or self.changes)
 
-    def verdict(self, label_b: str) -> str:
-        """One readable sentence about the block and abort changes, or '' when none."""
-        first_a, first_b = self.a.first_block_call, self.b.first_block_call
-        parts: list[str] = []
-        if first_a is None and first_b is not None:
-            parts.append(f"with {label_b} this session would gain a block (call #{first_b})")
-        elif first_a is not None and first_b is None:
-            parts.append(f"with {label_b} this session would no longer be blocked")
-        elif first_a is not None and first_b is not None and first_a != first_b:
-            delta = first_a - first_b
-            when = "earlier" if delta > 0 else "later"
-            parts.append(
-                f"with {label_b} this session would have been blocked {abs(delta)} calls {when}"
-            )
-        if self.a.aborted != self.b.aborted:
-            parts.append(
-                f"with {label_b} the guard would {'abort' if self.b.aborted else 'not abort'}"
-            )
-        return "; ".join(parts)
+
+@dataclass(slots=True)
+class Comparison:
+    label_a: str
+    label_b: str
+    settings: list[tuple[str, Any, Any]]
+    sessions: list[SessionDiff]
+
+    def counts(self) -> dict[str, int]:
+        """Sessions per kind of change, every kind present (zero when none)."""
+        counts = dict.fromkeys(CHANGE_KINDS, 0)
+        for diff in self.sessions:
+            for change in diff.changes:
+                counts[change.kind] += 1
+        return counts
 
 
 def _key(event: ReplayEvent) -> EventKey:
@@ -51,60 +105,80 @@ def _key(event: ReplayEvent) -> EventKey:
 
 
 def _counted(event: ReplayEvent) -> bool:
+    """The events a user sees: emitted warnings and every critical."""
     return event.emitted or event.level == "critical"
 
 
-def compare_results(a: Sequence[FileReplay], b: Sequence[FileReplay]) -> list[SessionDiff]:
+def _first(events: Sequence[ReplayEvent], level: str) -> int | None:
+    return next((e.call for e in events if e.level == level), None)
+
+
+def _first_abort(aborts: Sequence[ReplayAbort]) -> int | None:
+    return aborts[0].line if aborts else None
+
+
+def _change(kind_prefix: str, a: int | None, b: int | None) -> Change | None:
+    """gain / lose / earlier / later for blocks and warnings."""
+    if a == b:
+        return None
+    if a is None:
+        return Change(f"gains a {kind_prefix}", a, b)
+    if b is None:
+        return Change(f"loses its {kind_prefix}", a, b)
+    verb = "blocked" if kind_prefix == "block" else "warned"
+    return Change(f"{verb} {'earlier' if b < a else 'later'}", a, b)
+
+
+def _abort_change(a: int | None, b: int | None) -> Change | None:
+    if a == b:
+        return None
+    if a is None:
+        return Change("gains an abort", a, b)
+    if b is None:
+        return Change("loses its abort", a, b)
+    return Change("aborts elsewhere", a, b)
+
+
+def _changes(
+    events_a: Sequence[ReplayEvent],
+    events_b: Sequence[ReplayEvent],
+    aborts_a: Sequence[ReplayAbort],
+    aborts_b: Sequence[ReplayAbort],
+) -> list[Change]:
+    found = [
+        _change("block", _first(events_a, "critical"), _first(events_b, "critical")),
+        _abort_change(_first_abort(aborts_a), _first_abort(aborts_b)),
+        _change("warning", _first(events_a, "warning"), _first(events_b, "warning")),
+    ]
+    return [change for change in found if change is not None]
+
+
+def compare_results(
+    a: Sequence[FileReplay],
+    b: Sequence[FileReplay],
+    table_a: ConfigTable,
+    table_b: ConfigTable,
+) -> Comparison:
     """Pair sessions by (file, session); events that differ by (line, level, detector)."""
     diffs: list[SessionDiff] = []
     for file_a, file_b in zip(a, b, strict=True):
         stats_b = {s.session: s for s in file_b.sessions}
         for stats_a in file_a.sessions:
-            other = stats_b.get(stats_a.session, SessionStats(file_a.file, stats_a.session))
-            events_a = [e for e in file_a.events if e.session == stats_a.session and _counted(e)]
-            events_b = [e for e in file_b.events if e.session == stats_a.session and _counted(e)]
+            name = stats_a.session
+            other = stats_b.get(name, SessionStats(file_a.file, name))
+            events_a = [e for e in file_a.events if e.session == name and _counted(e)]
+            events_b = [e for e in file_b.events if e.session == name and _counted(e)]
             keys_a = {_key(e) for e in events_a}
             keys_b = {_key(e) for e in events_b}
-            diff = SessionDiff(file_a.file, stats_a.session, stats_a, other)
+            diff = SessionDiff(file_a.file, name, stats_a, other)
             diff.only_a = [e for e in events_a if _key(e) not in keys_b]
             diff.only_b = [e for e in events_b if _key(e) not in keys_a]
+            diff.changes = _changes(
+                events_a,
+                events_b,
+                [x for x in file_a.aborts if x.session == name],
+                [x for x in file_b.aborts if x.session == name],
+            )
             diffs.append(diff)
-    return diffs
-
-
-def render_compare(diffs: Sequence[SessionDiff], label_a: str, label_b: str) -> str:
-    lines = [f"comparing {label_a} (a) with {label_b} (b)", ""]
-    for diff in diffs:
-        if not diff.changed:
-            continue
-        lines.append(f"{diff.file} · session {diff.session}")
-        for side, events in (("a", diff.only_a), ("b", diff.only_b)):
-            for event in events:
-                lines.append(
-                    f"  only {side}: call #{event.call:<5} line {event.line:<6} {event.tool:<16} "
-                    f"{event.level:<8} {event.detector or '-'} ×{event.count}"
-                )
-        sentence = diff.verdict(label_b)
-        if sentence:
-            lines.append(f"  {sentence}")
-        lines.append("")
-    lines.extend(_summary(diffs, label_b))
-    return "\n".join(lines) + "\n"
-
-
-def _summary(diffs: Sequence[SessionDiff], label_b: str) -> list[str]:
-    gain = sum(
-        1 for d in diffs if d.a.first_block_call is None and d.b.first_block_call is not None
-    )
-    lose = sum(
-        1 for d in diffs if d.a.first_block_call is not None and d.b.first_block_call is None
-    )
-    changed = sum(1 for d in diffs if d.changed)
-    return [
-        f"{changed} of {len(diffs)} sessions differ; with {label_b}: "
-        f"{_sessions(gain)} would gain a block, {_sessions(lose)} would lose one"
-    ]
-
-
-def _sessions(count: int) -> str:
-    return f"{count} session" if count == 1 else f"{count} sessions"
+    settings = changed_settings(table_a.base, table_b.base)
+    return Comparison(table_a.label, table_b.label, settings, diffs)

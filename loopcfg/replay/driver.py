@@ -6,14 +6,21 @@ Everything here is picklable so that `parallel` can run files in worker processe
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from importlib import import_module
-from typing import Any
 
+from loopcfg.engine import LoopDetector
+from loopcfg.replay.configs import ConfigTable, defaults_table, load_table
 from loopcfg.replay.events import Event, ReadError
-from loopcfg.replay.lines import STDIN, InputFormat, detect_format, numbered, open_binary
+from loopcfg.replay.lines import (
+    STDIN,
+    InputFormat,
+    counted,
+    detect_format,
+    numbered,
+    open_binary,
+)
 from loopcfg.replay.runner import EngineSession, FileReplay, replay_events
 from loopcfg.replay.trace import read_trace
 from loopcfg.replay.transcript import (
@@ -22,7 +29,7 @@ from loopcfg.replay.transcript import (
     read_transcript,
     trajectory_run_ids,
 )
-from loopcfg.settings import EffectiveSettings, settings_from_block
+from loopcfg.settings import EffectiveSettings
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,50 +43,51 @@ class ReplayOptions:
     branch_active: bool = False
     trajectory: str | None = None
     strict: bool = False
+    # The resolved settings (`run_replay` resolves `config` once); None: resolved per file.
+    table: ConfigTable | None = None
+    # Keep each event's arguments (for --show-args only: they may hold personal data).
+    keep_args: bool = False
 
 
 def default_settings() -> EffectiveSettings:
     """No --config: OpenClaw's defaults with the detectors switched on (05 replay)."""
-    return settings_from_block({"enabled": True})
+    return defaults_table().base
 
 
 class EngineSessions:
-    """Engine sessions for one file, one detector per agent config (built on first use)."""
+    """The engine for one file: one detector with the replayed agent's settings; a config line
+    switches a session to another agent's settings in place (`Session.reconfigure`)."""
 
     def __init__(self, options: ReplayOptions) -> None:
         self.options = options
-        self.detectors: dict[str | None, Any] = {}
-        self.sessions: dict[tuple[str, str | None], EngineSession] = {}
+        self.table = options.table or load_table(options.config, options.agent)[0]
+        self.detector = LoopDetector(self.table.base)
+        self.sessions: dict[str, EngineSession] = {}
 
-    def settings(self, agent: str | None) -> EffectiveSettings:
-        if self.options.config is None:
-            return default_settings()
-        resolve: Any = import_module("loopcfg.resolve")
-        settings: EffectiveSettings = resolve.resolve_agent(self.options.config, agent)
-        return settings
-
-    def detector(self, agent: str | None) -> Any:
-        if agent not in self.detectors:
-            # Imported by name: the engine and this replay land in the same release.
-            engine: Any = import_module("loopcfg")
-            self.detectors[agent] = engine.LoopDetector(self.settings(agent))
-        return self.detectors[agent]
-
-    def session(self, key: str, agent: str | None) -> EngineSession:
-        # A config switch gets that agent's engine; history cannot move between detectors.
-        cached = self.sessions.get((key, agent))
+    def session(self, key: str) -> EngineSession:
+        cached = self.sessions.get(key)
         if cached is None:
-            cached = self.detector(agent).session(key)
-            self.sessions[(key, agent)] = cached
+            cached = self.sessions[key] = self.detector.session(key)
         return cached
 
+    def settings(self, agent: str) -> EffectiveSettings:
+        return self.table.for_agent(agent)
 
-def replay_file(path: str, options: ReplayOptions) -> FileReplay:
-    """Replay one file (or stdin); raises ReadError when it cannot be read at all."""
+
+def replay_file(
+    path: str, options: ReplayOptions, on_bytes: Callable[[int], None] | None = None
+) -> FileReplay:
+    """Replay one file (or stdin); raises ReadError when it cannot be read at all.
+
+    `on_bytes(n)` is told every few MiB how many bytes of the file have been read (progress).
+    """
     factory = EngineSessions(options)
     with quiet_engine_logs(), open_binary(path) as stream:
-        events = read_events(path, numbered(stream), options)
-        return replay_events(path, events, factory, agent=options.agent, strict=options.strict)
+        lines = numbered(stream) if on_bytes is None else counted(numbered(stream), on_bytes)
+        events = read_events(path, lines, options)
+        return replay_events(
+            path, events, factory, strict=options.strict, keep_args=options.keep_args
+        )
 
 
 @contextmanager
@@ -101,7 +109,7 @@ def read_events(
     detected, lines = detect_format(lines)
     input_format = options.input_format or detected
     if input_format == "trace":
-        return read_trace(path, lines)
+        return read_trace(path, lines, run_scope=options.run_scope)
     return read_transcript(path, lines, transcript_options(path, options))
 
 

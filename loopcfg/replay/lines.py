@@ -9,7 +9,7 @@ from __future__ import annotations
 import itertools
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import BinaryIO, Literal
 
@@ -38,6 +38,21 @@ def open_binary(path: str) -> Iterator[BinaryIO]:
 
 def numbered(stream: BinaryIO) -> NumberedLines:
     return ((number, line) for number, line in enumerate(stream, start=1))
+
+
+PROGRESS_STEP = 4 << 20
+
+
+def counted(lines: NumberedLines, on_bytes: Callable[[int], None]) -> NumberedLines:
+    """The same lines; `on_bytes(total read)` after every PROGRESS_STEP bytes and at the end."""
+    total = reported = 0
+    for number, line in lines:
+        total += len(line)
+        if total - reported >= PROGRESS_STEP:
+            on_bytes(total)
+            reported = total
+        yield number, line
+    on_bytes(total)
 
 
 def detect_format(lines: NumberedLines) -> tuple[InputFormat, NumberedLines]:

@@ -8,6 +8,7 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
+from typing import TextIO
 
 from loopcfg.replay.driver import ReplayOptions, replay_file
 from loopcfg.replay.events import ReadError
@@ -46,14 +47,29 @@ def _walk(folder: Path, glob: str, include_bak: bool) -> Iterator[str]:
         yield str(candidate)
 
 
-def safe_replay(path: str, options: ReplayOptions) -> FileReplay:
+def safe_replay(
+    path: str, options: ReplayOptions, on_bytes: Callable[[int], None] | None = None
+) -> FileReplay:
     """Never raises: an unreadable file becomes a result carrying its one-line error."""
     try:
-        return replay_file(path, options)
+        return replay_file(path, options, on_bytes)
     except ReadError as error:
         return FileReplay(path, error=str(error))
     except Exception as error:  # no traceback may reach a user
         return FileReplay(path, error=f"{path}: LC000 error: cannot replay: {error}")
+
+
+Progress = Callable[[int, int], None]
+
+
+def input_size(path: str) -> int:
+    """Bytes to read from `path` (0 for stdin or when unknown): the progress bar's unit."""
+    if path == STDIN:
+        return 0
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0
 
 
 def replay_files(
@@ -61,21 +77,37 @@ def replay_files(
     options: ReplayOptions,
     *,
     jobs: int = 1,
-    progress: Callable[[int, int], None] | None = None,
+    progress: Progress | None = None,
 ) -> list[FileReplay]:
-    """Replay every file; results in input order whatever the number of jobs."""
+    """Replay every file; results in input order whatever the number of jobs.
+
+    `progress(done, total)` counts bytes: within a file when replaying in this process (so a
+    single huge file moves the bar too), per finished file across worker processes.
+    """
     report = progress or (lambda done, total: None)
+    sizes = [input_size(path) for path in files]
+    total = sum(sizes)
     if jobs <= 1 or len(files) <= 1 or STDIN in files:
         results = []
-        for index, path in enumerate(files, start=1):
-            results.append(safe_replay(path, options))
-            report(index, len(files))
+        done = 0
+        for path, size in zip(files, sizes, strict=True):
+
+            def within(read: int, base: int = done, cap: int = size) -> None:
+                report(base + min(read, cap or read), total)
+
+            results.append(safe_replay(path, options, within if progress else None))
+            done += size
+            report(done, total)
         return results
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
+    with ProcessPoolExecutor(max_workers=min(jobs, len(files))) as pool:
         results = []
-        for index, result in enumerate(pool.map(safe_replay, files, [options] * len(files))):
+        done = 0
+        for size, result in zip(
+            sizes, pool.map(safe_replay, files, [options] * len(files)), strict=True
+        ):
             results.append(result)
-            report(index + 1, len(files))
+            done += size
+            report(done, total)
         return results
 
 
@@ -83,17 +115,30 @@ def default_jobs() -> int:
     return os.cpu_count() or 1
 
 
-def tty_progress(total_files: int) -> Callable[[int, int], None] | None:
-    """A progress bar on stderr, only on a tty and only when there is something to wait for."""
-    if total_files < 2 or not sys.stderr.isatty():
+PROGRESS_MIN_BYTES = 8 << 20
+BAR_WIDTH = 30
+
+
+def tty_progress(
+    total_bytes: int, stream: TextIO | None = None, label: str = "replay"
+) -> Progress | None:
+    """A progress bar on `stream` (stderr), only on a tty and only for large inputs."""
+    out = stream if stream is not None else sys.stderr
+    if total_bytes < PROGRESS_MIN_BYTES or not out.isatty():
         return None
+    shown = -1
 
     def show(done: int, total: int) -> None:
-        width = 30
-        filled = width * done // total
-        bar = "#" * filled + "." * (width - filled)
-        end = "\n" if done == total else ""
-        sys.stderr.write(f"\rreplay [{bar}] {done}/{total} files{end}")
-        sys.stderr.flush()
+        nonlocal shown
+        percent = 100 * done // total if total else 100
+        if percent == shown:
+            return
+        shown = percent
+        filled = BAR_WIDTH * percent // 100
+        bar = "#" * filled + "." * (BAR_WIDTH - filled)
+        megabytes = f"{done / 1e6:.1f}/{total / 1e6:.1f} MB"
+        end = "\n" if percent >= 100 else ""
+        out.write(f"\r{label} [{bar}] {percent:3d}% {megabytes}{end}")
+        out.flush()
 
     return show

@@ -51,12 +51,22 @@ class EngineSession(Protocol):
         call_id: str | None = None,
     ) -> None: ...
 
+    def forget_call(
+        self, tool: str, args: Any, *, run_id: str | None = None, call_id: str | None = None
+    ) -> None: ...
+
     def compaction_retry(self, *, run_id: str | None = None) -> None: ...
+
+    def reconfigure(self, settings: Any) -> None: ...
 
 
 class SessionFactory(Protocol):
-    def session(self, key: str, agent: str | None) -> EngineSession:
-        """The engine session for `key`; a new `agent` switches its config (history kept)."""
+    def session(self, key: str) -> EngineSession:
+        """The engine session for `key`, created with the replayed agent's settings."""
+        ...
+
+    def settings(self, agent: str) -> Any:
+        """What a config line naming `agent` switches a session to (`reconfigure`)."""
         ...
 
 
@@ -132,9 +142,10 @@ class _Live:
 
     engine: EngineSession
     stats: SessionStats
-    agent: str | None = None
-    # call id -> run of that call, so a late outcome joins its call's run.
+    # call id -> run of a call still waiting for its outcome, so a late outcome joins its
+    # call's run; an outcome whose id is not here (nor blocked) has no recorded call.
     call_runs: dict[str, str | None] = field(default_factory=dict)
+    # ids of blocked calls whose outcome has not arrived yet (it is dropped when it does).
     blocked: set[str] = field(default_factory=set)
     aborted_runs: set[str | None] = field(default_factory=set)
     run_ids: dict[str | None, str] = field(default_factory=dict)
@@ -145,10 +156,10 @@ class _Live:
 
 
 class _Replayer:
-    def __init__(self, file: str, sessions: SessionFactory, agent: str | None) -> None:
+    def __init__(self, file: str, sessions: SessionFactory, keep_args: bool) -> None:
         self.result = FileReplay(file)
         self.factory = sessions
-        self.agent = agent
+        self.keep_args = keep_args
         self.live: dict[str, _Live] = {}
 
     def session(self, name: str) -> _Live:
@@ -156,7 +167,7 @@ class _Replayer:
         if live is None:
             stats = SessionStats(self.result.file, name)
             self.result.sessions.append(stats)
-            live = _Live(self.factory.session(name, self.agent), stats, self.agent)
+            live = _Live(self.factory.session(name), stats)
             self.live[name] = live
         return live
 
@@ -164,13 +175,12 @@ class _Replayer:
         if isinstance(event, Call):
             self.call(event)
         elif isinstance(event, Outcome):
-            self.outcome(self.session(event.session), event, None)
+            self.outcome(self.session(event.session), event, inline=False)
         elif isinstance(event, Compaction):
             self.compaction(event)
         elif isinstance(event, ConfigSwitch):
-            live = self.session(event.session)
-            live.engine = self.factory.session(event.session, event.agent)
-            live.agent = event.agent
+            # Same session, same history, that agent's settings from here on (06 §6.1).
+            self.session(event.session).engine.reconfigure(self.factory.settings(event.agent))
         elif isinstance(event, RunStart):
             self.session(event.session)
         elif isinstance(event, RunId):
@@ -179,12 +189,12 @@ class _Replayer:
     def call(self, event: Call) -> None:
         live = self.session(event.session)
         stats = live.stats
+        if event.call_id is not None and event.outcome is None:
+            live.call_runs[event.call_id] = event.run
         if live.in_aborted_run(event.run):
             stats.skipped += 1
             return
         stats.calls += 1
-        if event.call_id is not None:
-            live.call_runs[event.call_id] = event.run
         verdict = live.engine.check(event.tool, event.args, run_id=event.run)
         if verdict.level != "none":
             self.verdict(live, event, verdict)
@@ -195,7 +205,7 @@ class _Replayer:
             return
         live.engine.record_call(event.tool, event.args, run_id=event.run, call_id=event.call_id)
         if event.outcome is not None:
-            self.outcome(live, event.outcome, event.run)
+            self.outcome(live, event.outcome, inline=True)
 
     def verdict(self, live: _Live, event: Call, verdict: Any) -> None:
         stats = live.stats
@@ -214,7 +224,7 @@ class _Replayer:
                 verdict.message,
                 verdict.warning_key,
                 emitted,
-                args=event.args,
+                args=event.args if self.keep_args else None,
             )
         )
         if verdict.level == "critical":
@@ -225,13 +235,19 @@ class _Replayer:
         elif emitted:
             stats.warnings += 1
 
-    def outcome(self, live: _Live, event: Outcome, call_run: str | None) -> None:
-        run = call_run if call_run is not None else event.run
-        if event.call_id is not None:
+    def outcome(self, live: _Live, event: Outcome, *, inline: bool) -> None:
+        """An outcome; `inline` when it came on its call's own line (same run, never late)."""
+        run = event.run
+        orphan = event.orphan
+        if event.call_id is not None and not inline:
             if event.call_id in live.blocked:
+                live.blocked.discard(event.call_id)
                 return
-            run = live.call_runs.get(event.call_id, run)
-        if event.orphan:
+            if event.call_id in live.call_runs:
+                run = live.call_runs.pop(event.call_id)
+            else:
+                orphan = True
+        if orphan:
             live.stats.orphan_results += 1
         if live.in_aborted_run(run):
             return
@@ -254,14 +270,7 @@ class _Replayer:
 
     def forget(self, live: _Live, event: Outcome, run: str | None) -> None:
         """OpenClaw vetoed this call: drop its pending record, as the gateway never kept it."""
-        forget_call = getattr(live.engine, "forget_call", None)
-        if forget_call is not None:
-            forget_call(event.tool, event.args, run_id=run, call_id=event.call_id)
-            return
-        # Older engines: a veto result has no outcome hash, so recording it changes nothing.
-        live.engine.record_outcome(
-            event.tool, event.args, result=event.result, run_id=run, call_id=event.call_id
-        )
+        live.engine.forget_call(event.tool, event.args, run_id=run, call_id=event.call_id)
 
     def abort(self, live: _Live, event: Outcome, run: str | None, error: Exception) -> None:
         live.aborted_runs.add(run)
@@ -299,11 +308,14 @@ def replay_events(
     events: Iterable[Event],
     sessions: SessionFactory,
     *,
-    agent: str | None = None,
     strict: bool = False,
+    keep_args: bool = False,
 ) -> FileReplay:
-    """Replay one file's events; malformed lines are kept as problems (fatal with `strict`)."""
-    replayer = _Replayer(file, sessions, agent)
+    """Replay one file's events; malformed lines are kept as problems (fatal with `strict`).
+
+    `keep_args` keeps each event's arguments (--show-args); otherwise they are not even held.
+    """
+    replayer = _Replayer(file, sessions, keep_args)
     for event in events:
         if isinstance(event, Malformed):
             replayer.result.problems.append(event)

@@ -23,8 +23,11 @@ class _BadLine(Exception):
     """One line's problem; becomes a Malformed event."""
 
 
-def read_trace(file: str, lines: NumberedLines) -> Iterator[Event]:
-    """Yield the events of a trace; malformed lines become `Malformed` events."""
+def read_trace(file: str, lines: NumberedLines, *, run_scope: bool = True) -> Iterator[Event]:
+    """Yield the events of a trace; malformed lines become `Malformed` events.
+
+    Without `run_scope` (`--no-run-scope`) run ids are dropped: each session is one run.
+    """
     for number, raw in lines:
         text = decode(raw)
         if text is None:
@@ -34,12 +37,12 @@ def read_trace(file: str, lines: NumberedLines) -> Iterator[Event]:
         if not stripped or stripped.startswith("//"):
             continue
         try:
-            yield _parse_line(file, number, stripped)
+            yield _parse_line(file, number, stripped, run_scope)
         except _BadLine as problem:
             yield Malformed(file, number, 1, str(problem))
 
 
-def _parse_line(file: str, number: int, text: str) -> Event:
+def _parse_line(file: str, number: int, text: str, run_scope: bool) -> Event:
     try:
         value = json.loads(text)
     except ValueError as error:
@@ -47,7 +50,7 @@ def _parse_line(file: str, number: int, text: str) -> Event:
     if not isinstance(value, dict):
         raise _BadLine("a trace line must be a JSON object")
     session = _optional_string(value, "session") or DEFAULT_SESSION
-    run = _optional_string(value, "run")
+    run = _optional_string(value, "run") if run_scope else None
     kind = value.get("type")
     if kind is None:
         return _call(file, number, session, run, value)

@@ -91,14 +91,27 @@ class ScriptedSession:
         if result == "ABORT" and self.armed:
             raise FakeAbort(tool)
 
+    def forget_call(
+        self, tool: str, args: Any, *, run_id: str | None = None, call_id: str | None = None
+    ) -> None:
+        self.log.append(("forget", tool, run_id, call_id))
+
     def compaction_retry(self, *, run_id: str | None = None) -> None:
         self.log.append(("compaction", run_id))
         self.armed = True
 
+    def reconfigure(self, settings: Any) -> None:
+        self.log.append(("reconfigure", settings))
+
 
 @dataclass
 class ScriptedSessions:
-    sessions: dict[tuple[str, str | None], ScriptedSession] = field(default_factory=dict)
+    """One scripted session per key; `settings(agent)` is just the agent's name."""
 
-    def session(self, key: str, agent: str | None) -> ScriptedSession:
-        return self.sessions.setdefault((key, agent), ScriptedSession())
+    sessions: dict[str, ScriptedSession] = field(default_factory=dict)
+
+    def session(self, key: str) -> ScriptedSession:
+        return self.sessions.setdefault(key, ScriptedSession())
+
+    def settings(self, agent: str) -> Any:
+        return f"settings of {agent}"

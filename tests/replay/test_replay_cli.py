@@ -17,7 +17,7 @@ from .helpers import ScriptedSessions, jsonl
 
 
 class FakeEngineSessions(ScriptedSessions):
-    """Stands in for the engine; `--config` named `strict*` blocks warned tools too."""
+    """Stands in for the engine (scripted verdicts, see helpers.ScriptedSession)."""
 
     def __init__(self, options: driver.ReplayOptions) -> None:
         super().__init__()
@@ -122,8 +122,8 @@ def test_compare_two_agents(scripted: None, tmp_path: Path) -> None:
     trace = write(tmp_path, "t.jsonl", {"tool": "block", "args": {}})
     result = run(trace, "--agent", "a", "--agent", "b")
     assert result.exit_code == 0
-    assert "comparing defaults --agent a (a) with defaults --agent b (b)" in result.stdout
-    assert "0 of 1 sessions differ" in result.stdout
+    assert "comparing a = defaults --agent a with b = defaults --agent b" in result.stdout
+    assert "no difference with defaults --agent b in 1 session" in result.stdout
 
 
 def test_too_many_agents_is_a_usage_error(scripted: None, tmp_path: Path) -> None:

@@ -10,10 +10,13 @@ from loopcfg.replay.transcript import read_transcript
 from .helpers import DATA, ScriptedSessions, check_golden, jsonl, lines_of
 
 
-def replay_trace(text: str, strict: bool = False) -> tuple[FileReplay, ScriptedSessions]:
+def replay_trace(
+    text: str, strict: bool = False, keep_args: bool = False
+) -> tuple[FileReplay, ScriptedSessions]:
     sessions = ScriptedSessions()
     events = read_trace("t.jsonl", iter(lines_of(text)))
-    return replay_events("t.jsonl", events, sessions, strict=strict), sessions
+    result = replay_events("t.jsonl", events, sessions, strict=strict, keep_args=keep_args)
+    return result, sessions
 
 
 def test_blocked_call_is_not_recorded_and_its_outcome_dropped() -> None:
@@ -24,7 +27,7 @@ def test_blocked_call_is_not_recorded_and_its_outcome_dropped() -> None:
             {"tool": "read", "args": {}, "result": "r"},
         )
     )
-    log = sessions.sessions[("default", None)].log
+    log = sessions.sessions["default"].log
     assert [entry[0] for entry in log] == ["check", "check", "call", "outcome"]
     stats = result.sessions[0]
     assert (stats.calls, stats.blocks, stats.first_block_line, stats.first_block_call) == (
@@ -42,7 +45,7 @@ def test_late_outcome_joins_its_calls_run() -> None:
             {"type": "outcome", "tool": "web", "args": {}, "result": "x", "id": "c1"},
         )
     )
-    log = sessions.sessions[("default", None)].log
+    log = sessions.sessions["default"].log
     assert log[-1] == ("outcome", "web", "r1", "c1", "x", None)
 
 
@@ -84,15 +87,26 @@ def test_suppressed_warnings_are_listed_but_not_counted() -> None:
     assert result.sessions[0].warnings == 1
 
 
-def test_config_switch_uses_that_agent() -> None:
+def test_config_switch_reconfigures_the_same_session() -> None:
     _result, sessions = replay_trace(
         jsonl(
             {"tool": "read", "args": {}},
             {"type": "config", "agent": "safe"},
             {"tool": "read", "args": {}},
+            {"type": "config", "agent": "other", "session": "s2"},
         )
     )
-    assert set(sessions.sessions) == {("default", None), ("default", "safe")}
+    # One engine session per trace session: the switch keeps its history (06 §6.1).
+    assert set(sessions.sessions) == {"default", "s2"}
+    log = [entry[:2] for entry in sessions.sessions["default"].log]
+    assert log == [
+        ("check", "read"),
+        ("call", "read"),
+        ("reconfigure", "settings of safe"),
+        ("check", "read"),
+        ("call", "read"),
+    ]
+    assert sessions.sessions["s2"].log == [("reconfigure", "settings of other")]
 
 
 def test_strict_stops_at_the_first_malformed_line() -> None:
@@ -113,7 +127,7 @@ def replay_v3() -> tuple[FileReplay, ScriptedSessions]:
 
 def test_transcript_orphans_veto_and_compaction_reach_the_engine() -> None:
     result, sessions = replay_v3()
-    log = sessions.sessions[("synthetic-v3", None)].log
+    log = sessions.sessions["synthetic-v3"].log
     assert (
         "outcome",
         "exec",
@@ -124,28 +138,17 @@ def test_transcript_orphans_veto_and_compaction_reach_the_engine() -> None:
     ) in log
     assert ("compaction", "run-2") in log
     assert result.sessions[0].orphan_results == 1
-    # The engine double has no forget_call: the veto result is recorded (it carries no hash).
-    assert [e for e in log if e[0] == "outcome" and e[3] == "call_3"]
 
 
-def test_transcript_veto_uses_forget_call_when_the_engine_offers_it() -> None:
-    forgotten: list[tuple[str, str | None, str | None]] = []
-
-    class Forgetful(ScriptedSessions):
-        def session(self, key: str, agent: str | None):  # type: ignore[no-untyped-def]
-            session = super().session(key, agent)
-            session.forget_call = lambda tool, args, run_id=None, call_id=None: forgotten.append(  # type: ignore[attr-defined]
-                (tool, run_id, call_id)
-            )
-            return session
-
-    path = DATA / "every-shape.v3.jsonl"
-    with path.open("rb") as stream:
-        replay_events(path.name, read_transcript(path.name, enumerate(stream, 1)), Forgetful())
-    assert forgotten == [("exec", "run-2", "call_3")]
+def test_transcript_veto_forgets_the_pending_call() -> None:
+    _result, sessions = replay_v3()
+    log = sessions.sessions["synthetic-v3"].log
+    # OpenClaw vetoed call_3: its pending record goes, and the veto is not an outcome.
+    assert ("forget", "exec", "run-2", "call_3") in log
+    assert not [e for e in log if e[0] == "outcome" and e[3] == "call_3"]
 
 
-def golden_trace() -> FileReplay:
+def golden_trace(keep_args: bool = False) -> FileReplay:
     result, _ = replay_trace(
         jsonl(
             {"tool": "read", "args": {"path": "/secret"}, "result": 1, "run": "r1"},
@@ -156,7 +159,8 @@ def golden_trace() -> FileReplay:
             {"tool": "gateway", "args": {}, "result": "ABORT", "run": "r1"},
             {"tool": "read", "args": {}, "result": 1, "run": "r1"},
             {"tool": "read", "args": {}, "session": "quiet"},
-        )
+        ),
+        keep_args=keep_args,
     )
     return result
 
@@ -172,6 +176,11 @@ def test_text_output_golden_never_shows_arguments() -> None:
 
 
 def test_show_args_prints_arguments() -> None:
-    assert "/secret" in render_text([golden_trace()], show_args=True)
-    assert "/secret" in render_json([golden_trace()], show_args=True)
-    assert "/secret" not in render_json([golden_trace()])
+    assert "/secret" in render_text([golden_trace(keep_args=True)], show_args=True)
+    assert "/secret" in render_json([golden_trace(keep_args=True)], show_args=True)
+    assert "/secret" not in render_json([golden_trace(keep_args=True)])
+
+
+def test_arguments_are_not_even_held_without_show_args() -> None:
+    assert all(event.args is None for event in golden_trace().events)
+    assert any(event.args is not None for event in golden_trace(keep_args=True).events)
