@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import Any
 
 import click
 
@@ -19,9 +20,55 @@ EXIT_PROBLEMS = 1
 EXIT_USAGE = 2
 
 
+def stdout_is_tty() -> bool:
+    """Whether standard output is a terminal (one place, so tests can say it is)."""
+    return sys.stdout.isatty()
+
+
 def color_enabled(no_color: bool) -> bool:
-    """Colour only on a tty, and never with --no-color or NO_COLOR set."""
-    return not no_color and "NO_COLOR" not in os.environ and sys.stdout.isatty()
+    """Colour only on a tty, and never with --no-color or a non-empty NO_COLOR (no-color.org)."""
+    return not no_color and not os.environ.get("NO_COLOR") and stdout_is_tty()
+
+
+class OneLineUsage(click.Command):
+    """A command whose usage errors are one line, `loopcfg CMD: error: ...`, exit 2.
+
+    click's default is a usage block and a "Try ..." line; for a checker run in CI, one line
+    that says what is wrong reads better in a log.
+    """
+
+    def make_context(
+        self,
+        info_name: str | None,
+        args: list[str],
+        parent: click.Context | None = None,
+        **extra: Any,
+    ) -> click.Context:
+        try:
+            return super().make_context(info_name, args, parent, **extra)
+        except click.UsageError as error:
+            raise _OneLineError(error, info_name or self.name or "") from None
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except click.UsageError as error:
+            raise _OneLineError(error, ctx.info_name or "") from None
+
+
+class _OneLineError(click.ClickException):
+    exit_code = EXIT_USAGE
+
+    def __init__(self, error: click.UsageError, command: str) -> None:
+        super().__init__(error.format_message())
+        self.command = command
+
+    def show(self, file: Any = None) -> None:
+        click.echo(
+            f"loopcfg {self.command}: error: {self.format_message()} "
+            f"(see loopcfg {self.command} --help)",
+            err=True,
+        )
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -40,21 +87,40 @@ def cli(ctx: click.Context, no_color: bool) -> None:
     """
     ctx.ensure_object(dict)
     ctx.obj["color"] = color_enabled(no_color)
+    ctx.obj["tty"] = stdout_is_tty()
 
 
 # -- commands: each helper adds its command below this line, one function per command --
 
 
-@cli.command("validate")
+@cli.command("validate", cls=OneLineUsage)
 @click.argument("files", nargs=-1)
-@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text")
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "json", "sarif", "github"]),
+    default="text",
+    show_default=True,
+    help="Output format (text shows source lines and carets on a terminal).",
+)
 @click.option("--strict", is_flag=True, help="Warnings fail too (exit 1).")
 @click.option("--select", "select_codes", multiple=True, help="Only these code prefixes.")
 @click.option("--ignore", "ignore_codes", multiple=True, help="Drop these code prefixes.")
 @click.option("--verbose", is_flag=True, help="Also show information (LC2xx).")
 @click.option("--input-format", type=click.Choice(["json5", "json", "yaml"]), default=None)
 @click.option("--stdin-filename", default=None, help="Name of `-` (stdin) in messages.")
+@click.option("--env-file", "env_file", help="dotenv file with ${VAR} values (env wins).")
+@click.option(
+    "--max-bytes",
+    type=click.IntRange(min=1),
+    default=2 * 1024 * 1024,
+    show_default=True,
+    help="Size limit per file; larger files are refused (LC000).",
+)
+@click.option("--no-color", is_flag=True, help="Never colour output (NO_COLOR is honoured too).")
+@click.pass_context
 def validate_command(
+    ctx: click.Context,
     files: tuple[str, ...],
     output_format: str,
     strict: bool,
@@ -63,15 +129,25 @@ def validate_command(
     verbose: bool,
     input_format: str | None,
     stdin_filename: str | None,
+    env_file: str | None,
+    max_bytes: int,
+    no_color: bool,
 ) -> None:
     """Check syntax, schema and every lint of config files.
 
+    With no FILE: $OPENCLAW_CONFIG_PATH, ./openclaw.json5, ./openclaw.json, then
+    ~/.openclaw/openclaw.json. `-` reads standard input. Exit 0 no errors, 1 problems found
+    (warnings too with --strict), 2 usage or I/O error.
+
     \b
-    Example:
-      loopcfg validate openclaw.json5 --format json
+    Examples:
+      loopcfg validate openclaw.json5
+      loopcfg validate openclaw.json5 --format sarif > loopcfg.sarif
+      cat openclaw.json5 | loopcfg validate - --stdin-filename openclaw.json5
     """
     from loopcfg.check import CheckOptions, check_paths
-    from loopcfg.render.diagnostics import RENDERERS
+    from loopcfg.envvars import EnvFileError, environment_with
+    from loopcfg.render.diagnostics import RENDERERS, RenderOptions, diagnostic_line
 
     paths = list(files)
     if not paths:
@@ -79,9 +155,19 @@ def validate_command(
 
         found = default_config_path()
         if found is None:
-            click.echo("loopcfg: no config file named and none found (see --help)", err=True)
+            click.echo(
+                "loopcfg validate: error: no config file named and none found "
+                "($OPENCLAW_CONFIG_PATH, ./openclaw.json5, ./openclaw.json, "
+                "~/.openclaw/openclaw.json)",
+                err=True,
+            )
             sys.exit(EXIT_USAGE)
         paths = [str(found)]
+    try:
+        env = environment_with(env_file)
+    except EnvFileError as error:
+        click.echo(diagnostic_line(error.diagnostic), err=True)
+        sys.exit(EXIT_USAGE)
     options = CheckOptions(
         select=tuple(select_codes),
         ignore=tuple(ignore_codes),
@@ -89,9 +175,14 @@ def validate_command(
         verbose=verbose,
         input_format=input_format,  # type: ignore[arg-type]
         stdin_filename=stdin_filename,
+        env=env,
+        max_bytes=max_bytes,
     )
     reports = check_paths(paths, options)
-    click.echo(RENDERERS[output_format](reports), nl=False)
+    obj = ctx.obj or {}
+    color = bool(obj.get("color", False)) and color_enabled(no_color)
+    render = RenderOptions(source=bool(obj.get("tty", False)), color=color)
+    click.echo(RENDERERS[output_format](reports, render), nl=False, color=color)
     sys.exit(max(report.exit_code for report in reports))
 
 

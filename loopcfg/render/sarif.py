@@ -1,0 +1,162 @@
+"""SARIF 2.1.0 output of validate, for GitHub code scanning and other SARIF viewers.
+
+One run; the driver lists one rule per catalogue code (so `ruleIndex` is stable across runs),
+with its name, short description and help from the catalogue. Each diagnostic with a position
+is a result with a region in Unicode code points (`columnKind`); `endColumn` is exclusive, as
+SARIF defines it and as loopcfg's spans are. A file that cannot be read at all (LC000) is not a
+finding in the config but a failure to analyse it: it becomes a tool execution notification
+and marks the invocation unsuccessful.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path, PurePath
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
+
+from loopcfg import __version__
+from loopcfg.catalogue import RULES, Rule
+from loopcfg.check import FileReport
+from loopcfg.diagnostics import Diagnostic
+from loopcfg.source.nodes import Span
+
+if TYPE_CHECKING:
+    from loopcfg.render.diagnostics import RenderOptions
+
+__all__ = ["INFORMATION_URI", "SARIF_SCHEMA", "artifact_uri", "render_sarif", "sarif_log"]
+
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+INFORMATION_URI = "https://pypi.org/project/loopcfg/"
+_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
+
+
+def artifact_uri(name: str) -> str:
+    """A URI reference for a file name: relative paths stay relative (GitHub resolves them from
+    the repository root), absolute ones become `file://` URIs; both percent-encoded."""
+    path = PurePath(name)
+    if path.is_absolute():
+        return Path(name).as_uri()
+    return quote(path.as_posix(), safe="/")
+
+
+def _is_config(text: str) -> bool:
+    return text.lstrip().startswith(("{", "//"))
+
+
+def _help_markdown(rule: Rule) -> str:
+    fix = f"```json5\n{rule.fix.rstrip()}\n```" if _is_config(rule.fix) else rule.fix.strip()
+    return (
+        f"{rule.what}\n\n**Why it matters:** {rule.why}\n\n"
+        f"**Example**\n\n```json5\n{rule.example.rstrip()}\n```\n\n**Fix**\n\n{fix}\n\n"
+        f"`loopcfg explain {rule.code}` prints this entry."
+    )
+
+
+def _rule(rule: Rule) -> dict[str, Any]:
+    return {
+        "id": rule.code,
+        "name": rule.name,
+        "shortDescription": {"text": rule.summary},
+        "fullDescription": {"text": rule.what},
+        "help": {
+            "text": f"{rule.what}\n\nWhy it matters: {rule.why}\n\nFix:\n{rule.fix.rstrip()}",
+            "markdown": _help_markdown(rule),
+        },
+        "defaultConfiguration": {"level": _LEVEL[rule.severity]},
+        "properties": {"tags": ["openclaw", "loopDetection"]},
+    }
+
+
+def _region(span: Span) -> dict[str, int]:
+    return {
+        "startLine": span.line,
+        "startColumn": span.column,
+        "endLine": span.end_line,
+        "endColumn": span.end_column,
+    }
+
+
+def _physical(file: str, span: Span | None) -> dict[str, Any]:
+    location: dict[str, Any] = {"artifactLocation": {"uri": artifact_uri(file)}}
+    if span is not None:
+        location["region"] = _region(span)
+    return location
+
+
+def _message(diagnostic: Diagnostic) -> str:
+    hint = f" ({diagnostic.hint})" if diagnostic.hint else ""
+    return f"{diagnostic.message}{hint}"
+
+
+def _result(diagnostic: Diagnostic, index: dict[str, int]) -> dict[str, Any]:
+    result: dict[str, Any] = {
+        "ruleId": diagnostic.code,
+        "ruleIndex": index[diagnostic.code],
+        "level": _LEVEL[diagnostic.severity],
+        "message": {"text": _message(diagnostic)},
+        "locations": [{"physicalLocation": _physical(diagnostic.file, diagnostic.span)}],
+    }
+    if diagnostic.related:
+        result["relatedLocations"] = [
+            {
+                "id": number,
+                "physicalLocation": _physical(related.span.file, related.span),
+                "message": {"text": related.message},
+            }
+            for number, related in enumerate(diagnostic.related, start=1)
+        ]
+    properties = {"documentPath": diagnostic.path, "agent": diagnostic.agent}
+    if any(value is not None for value in properties.values()):
+        result["properties"] = {k: v for k, v in properties.items() if v is not None}
+    return result
+
+
+def _notification(diagnostic: Diagnostic) -> dict[str, Any]:
+    return {
+        "level": _LEVEL[diagnostic.severity],
+        "message": {"text": _message(diagnostic)},
+        "locations": [{"physicalLocation": _physical(diagnostic.file, diagnostic.span)}],
+        "descriptor": {"id": diagnostic.code},
+    }
+
+
+def sarif_log(reports: Sequence[FileReport]) -> dict[str, Any]:
+    """The SARIF log of all reports, as a JSON-ready value."""
+    rules = list(RULES.values())
+    index = {rule.code: number for number, rule in enumerate(rules)}
+    results: list[dict[str, Any]] = []
+    notifications: list[dict[str, Any]] = []
+    for report in reports:
+        for diagnostic in report.diagnostics:
+            if diagnostic.code == "LC000":
+                notifications.append(_notification(diagnostic))
+            else:
+                results.append(_result(diagnostic, index))
+    invocation: dict[str, Any] = {"executionSuccessful": not notifications}
+    if notifications:
+        invocation["toolExecutionNotifications"] = notifications
+    driver = {
+        "name": "loopcfg",
+        "version": __version__,
+        "semanticVersion": __version__,
+        "informationUri": INFORMATION_URI,
+        "rules": [_rule(rule) for rule in rules],
+    }
+    return {
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {"driver": driver},
+                "invocations": [invocation],
+                "columnKind": "unicodeCodePoints",
+                "results": results,
+            }
+        ],
+    }
+
+
+def render_sarif(reports: Sequence[FileReport], options: RenderOptions | None = None) -> str:
+    return json.dumps(sarif_log(reports), indent=2, ensure_ascii=False) + "\n"
