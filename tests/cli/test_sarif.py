@@ -1,0 +1,186 @@
+"""SARIF output: valid against the official SARIF 2.1.0 schema, and what GitHub code scanning needs.
+
+The schema is OASIS's 2.1.0 (rtm.5) JSON Schema, kept in tests/data (draft-04). GitHub's
+documented requirements beyond the schema are checked too: every result has a rule id that the
+driver lists, a message, a location whose artifact URI is a relative or file URI in forward
+slashes, and a region with a start line; the tool has a name, version and information URI.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+from loopcfg.catalogue import RULES
+from loopcfg.check import FileReport, check_paths
+from loopcfg.diagnostics import Diagnostic, Related
+from loopcfg.render.sarif import artifact_uri, sarif_log
+from loopcfg.source.nodes import Span
+from tests.cli.test_golden import CASES, run_case
+
+SCHEMA = Path(__file__).resolve().parent.parent / "data" / "sarif-2.1.0-rtm.5.json"
+_URI_REFERENCE = re.compile(r"[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=%]+\Z")
+
+
+@cache
+def validator() -> jsonschema.Draft4Validator:
+    schema = json.loads(SCHEMA.read_text(encoding="utf-8"))
+    jsonschema.Draft4Validator.check_schema(schema)
+    return jsonschema.Draft4Validator(schema)
+
+
+def assert_valid_sarif(log: dict[str, Any]) -> None:
+    errors = sorted(validator().iter_errors(log), key=lambda e: list(e.absolute_path))
+    assert not errors, [f"{list(e.absolute_path)}: {e.message}" for e in errors]
+    (run,) = log["runs"]
+    driver = run["tool"]["driver"]
+    assert driver["name"] == "loopcfg" and driver["version"] and driver["informationUri"]
+    assert run["columnKind"] == "unicodeCodePoints"
+    ids = [rule["id"] for rule in driver["rules"]]
+    for result in run["results"]:
+        assert ids[result["ruleIndex"]] == result["ruleId"]
+        assert result["message"]["text"]
+        assert result["level"] in ("error", "warning", "note")
+        for where in [*result["locations"], *result.get("relatedLocations", [])]:
+            physical = where["physicalLocation"]
+            uri = physical["artifactLocation"]["uri"]
+            assert _URI_REFERENCE.match(uri) and "\\" not in uri, uri
+            region = physical.get("region")
+            if region is not None:
+                assert region["startLine"] >= 1 and region["startColumn"] >= 1
+                assert (region["endLine"], region["endColumn"]) >= (
+                    region["startLine"],
+                    region["startColumn"],
+                )
+
+
+@pytest.mark.parametrize("code", sorted(CASES))
+def test_every_case_is_valid_sarif(code: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    exit_code, text = run_case(code, "sarif", monkeypatch)
+    assert exit_code == CASES[code].exit_code
+    log = json.loads(text)
+    assert_valid_sarif(log)
+    (run,) = log["runs"]
+    reported = {r["ruleId"] for r in run["results"]}
+    reported |= {
+        n["descriptor"]["id"]
+        for i in run["invocations"]
+        for n in i.get("toolExecutionNotifications", [])
+    }
+    assert code in reported
+
+
+def test_one_rule_per_code_from_the_catalogue() -> None:
+    log = sarif_log([])
+    assert_valid_sarif(log)
+    rules = log["runs"][0]["tool"]["driver"]["rules"]
+    assert [rule["id"] for rule in rules] == list(RULES)
+    for rule in rules:
+        entry = RULES[rule["id"]]
+        assert rule["name"] == entry.name
+        assert rule["shortDescription"]["text"] == entry.summary
+        assert entry.why in rule["help"]["text"] and entry.why in rule["help"]["markdown"]
+        expected = {"error": "error", "warning": "warning", "info": "note"}[entry.severity]
+        assert rule["defaultConfiguration"]["level"] == expected
+    assert log["runs"][0]["results"] == []
+    assert log["runs"][0]["invocations"] == [{"executionSuccessful": True}]
+
+
+def test_regions_levels_and_related_locations(tmp_path: Path) -> None:
+    config = tmp_path / "openclaw.json5"
+    config.write_text(
+        "{tools: {loopDetection: {\n  enabled: true,\n  warningThreshold: 20,\n"
+        "  criticalThreshold: 10, historySize: 15}}}\n",
+        encoding="utf-8",
+    )
+    (report,) = check_paths([str(config)])
+    log = sarif_log([report])
+    assert_valid_sarif(log)
+    results = log["runs"][0]["results"]
+    assert [(r["ruleId"], r["level"]) for r in results] == [
+        (d.code, {"error": "error", "warning": "warning"}[d.severity]) for d in report.diagnostics
+    ]
+    for result, diagnostic in zip(results, report.diagnostics, strict=True):
+        span = diagnostic.span
+        assert span is not None
+        region = result["locations"][0]["physicalLocation"]["region"]
+        assert region == {
+            "startLine": span.line,
+            "startColumn": span.column,
+            "endLine": span.end_line,
+            "endColumn": span.end_column,
+        }
+        related = result.get("relatedLocations", [])
+        assert [r["message"]["text"] for r in related] == [r.message for r in diagnostic.related]
+    lc004 = next(r for r in results if r["ruleId"] == "LC004")
+    assert lc004["relatedLocations"][0]["physicalLocation"]["region"]["startLine"] == 3
+
+
+def test_positionless_and_unreadable_files() -> None:
+    unreadable = Diagnostic.at("LC000", "error", "no such file", None, file="gone.json5")
+    positionless = Diagnostic.at("LC008", "error", "not an object", None, file="a b.json5")
+    log = sarif_log(
+        [FileReport("gone.json5", [unreadable]), FileReport("a b.json5", [positionless])]
+    )
+    assert_valid_sarif(log)
+    (run,) = log["runs"]
+    (invocation,) = run["invocations"]
+    assert invocation["executionSuccessful"] is False
+    (notification,) = invocation["toolExecutionNotifications"]
+    assert notification["descriptor"]["id"] == "LC000"
+    (result,) = run["results"]
+    assert result["locations"][0]["physicalLocation"] == {
+        "artifactLocation": {"uri": "a%20b.json5"}
+    }
+
+
+def test_wide_and_astral_characters_count_as_one_column(tmp_path: Path) -> None:
+    # columnKind unicodeCodePoints: an emoji before the key is one column, not two (UTF-16).
+    config = tmp_path / "c.json5"
+    config.write_text('{tools: {loopDetection: {/*🚀*/ "warningThreshhold": 3}}}', "utf-8")
+    log = sarif_log(check_paths([str(config)]))
+    (result,) = log["runs"][0]["results"]
+    assert result["locations"][0]["physicalLocation"]["region"]["startColumn"] == 32
+
+
+@pytest.mark.parametrize(
+    ("name", "uri"),
+    [
+        ("openclaw.json5", "openclaw.json5"),
+        ("config/open claw.json5", "config/open%20claw.json5"),
+        ("<stdin>", "%3Cstdin%3E"),
+        ("/etc/openclaw/openclaw.json5", "file:///etc/openclaw/openclaw.json5"),
+    ],
+)
+def test_artifact_uris(name: str, uri: str) -> None:
+    assert artifact_uri(name) == uri
+
+
+def test_related_location_in_another_file_keeps_its_own_uri() -> None:
+    diagnostic = Diagnostic.at(
+        "LC005",
+        "error",
+        "cannot be parsed",
+        Span("openclaw.json5", 2, 3, 2, 9),
+        related=(Related(Span("inc/part.json5", 1, 1, 1, 2), "here"),),
+    )
+    log = sarif_log([FileReport("openclaw.json5", [diagnostic])])
+    assert_valid_sarif(log)
+    (related,) = log["runs"][0]["results"][0]["relatedLocations"]
+    assert related["physicalLocation"]["artifactLocation"]["uri"] == "inc/part.json5"
+
+
+def test_the_schema_check_rejects_what_github_would() -> None:
+    # The check above is not vacuous: a level SARIF does not know, or a missing version, fails.
+    diagnostic = Diagnostic.at("LC102", "warning", "never fires", Span("c.json5", 1, 2, 1, 3))
+    log = sarif_log([FileReport("c.json5", [diagnostic])])
+    log["runs"][0]["results"][0]["level"] = "info"
+    assert list(validator().iter_errors(log))
+    del log["version"]
+    assert len(list(validator().iter_errors(log))) >= 2
