@@ -109,10 +109,12 @@ class _Scope:
 
     def label(self, name: str, primary: str | None) -> str:
         """How a value is named in a message: `here`, `default`, `raised`, `global at f:l:c`."""
+        adjustment = _adjustment_of(self, name)
+        if adjustment is not None:
+            here = " here" if name == primary else ""
+            return f"raised from {adjustment.written}{here}"
         if name == primary:
             return "here"
-        if any(adjustment.setting == name for adjustment in self.settings.adjustments):
-            return "raised"
         written = self.merged.get(name)
         if written is None:
             return "default"
@@ -161,7 +163,8 @@ def _lc101_order_after_merge(scope: _Scope) -> list[_Finding]:
             f"({_written_label(scope, adjustment.setting, primary)}); "
             f"OpenClaw raises {adjustment.setting} to {adjustment.effective}"
         )
-        hint = f"set {adjustment.setting} above {lower_value} or lower {lower}"
+        source = [lower, *_raise_chain(scope, lower)][-1]  # what a user can lower
+        hint = f"set {adjustment.setting} above {lower_value} or lower {source}"
         related = scope.related(involved, primary)
         findings.append(_Finding("LC101", message, span, path, hint, related))
     return findings
@@ -173,8 +176,20 @@ def _lower_of(adjustment: Adjustment) -> str:
     return "criticalThreshold"
 
 
+def _adjustment_of(scope: _Scope, name: str) -> Adjustment | None:
+    return next((a for a in scope.settings.adjustments if a.setting == name), None)
+
+
 def _was_adjusted(scope: _Scope, name: str) -> bool:
-    return any(adjustment.setting == name for adjustment in scope.settings.adjustments)
+    return _adjustment_of(scope, name) is not None
+
+
+def _raise_chain(scope: _Scope, name: str) -> list[str]:
+    """The settings a raised value derives from: critical <- warning; global <- critical (<-)."""
+    if not _was_adjusted(scope, name):
+        return []
+    lower = "warningThreshold" if name == "criticalThreshold" else "criticalThreshold"
+    return [lower, *_raise_chain(scope, lower)]
 
 
 def _written_label(scope: _Scope, name: str, primary: str | None) -> str:
@@ -209,22 +224,26 @@ def _lc102_unreachable(scope: _Scope) -> list[_Finding]:
         limit = history + 1 if ping_pong else history
         if value <= limit:
             continue
-        involved = [name, "historySize"]
-        if _was_adjusted(scope, name):
-            involved.extend(["warningThreshold", "criticalThreshold"])
-        if ping_pong:
-            involved.append("detectors.pingPong")
+        # The raise a value went through is part of the finding; the pingPong switch is
+        # context (related), never the place to fix.
+        involved = [name, "historySize", *_raise_chain(scope, name)]
         span, path, primary = scope.locate(involved)
-        shown = "raised" if _was_adjusted(scope, name) and primary != name else None
-        value_label = shown or scope.label(name, primary)
         bound = f"historySize {history} ({scope.label('historySize', primary)})"
         if ping_pong:
             bound += " + 1 (a ping-pong count includes the current call)"
-        message = f"{name} {value} ({value_label}) can never fire: no count exceeds {bound}"
-        hint = f"lower {name} to at most {limit} or raise historySize to at least {value}"
-        if ping_pong:
-            hint = f"lower {name} to at most {limit} or raise historySize to at least {value - 1}"
-        related = scope.related(involved, primary)
+        message = (
+            f"{name} {value} ({scope.label(name, primary)}) can never fire: no count exceeds "
+            f"{bound}"
+        )
+        need = value - 1 if ping_pong else value
+        if _was_adjusted(scope, name):
+            source = _raise_chain(scope, name)[-1]
+            hint = f"raise historySize to at least {need} or lower {source} (the raise follows it)"
+        else:
+            hint = f"lower {name} to at most {limit} or raise historySize to at least {need}"
+        pair = name in ("warningThreshold", "criticalThreshold")  # the pingPong bound applies
+        related_names = [*involved, "detectors.pingPong"] if pair else involved
+        related = scope.related(related_names, primary)
         findings.append(_Finding("LC102", message, span, path, hint, related))
     return findings
 
@@ -320,7 +339,14 @@ def _lc201_enabled_false(scope: _Scope) -> list[_Finding]:
     if written is None or written.value is not False:
         return []
     message = "enabled: false also turns off the post-compaction guard"
-    hint = "remove enabled to keep the guard while the rolling detectors stay off"
+    inherited = scope.global_written.get("enabled") if written.origin == "agent" else None
+    if inherited is None:
+        hint = "remove enabled to keep the guard while the rolling detectors stay off"
+    elif inherited.value is True:
+        # An agent cannot unset what it inherits: without false it runs the detectors too.
+        hint = "without it the agent inherits enabled: true (detectors and guard on)"
+    else:
+        hint = "remove enabled here and in the global block to keep the guard"
     return [_Finding("LC201", message, written.span, written.path, hint)]
 
 

@@ -4,7 +4,9 @@ A suppression comment applies to a diagnostic whose primary position is on the c
 or on the line below it (the comment "above" the finding). Codes are prefixes, as in ruff:
 `ignore[LC1]` covers LC101-LC109. Errors (LC0xx) are never suppressed, and a comment (or one
 code of it) that suppressed nothing is itself reported as LC109 at the comment. LC109 cannot be
-suppressed (a suppression of a suppression would hide nothing useful).
+suppressed (a suppression of a suppression would hide nothing useful). While the file has errors,
+the lints of the broken parts do not run, so only suppressions of error codes (never usable) are
+reported as unused then.
 
 Info-level codes (LC201, LC202) are hidden unless `--verbose`: that filter is `select(...,
 verbose=False)`, applied after the suppressions, so that a suppression of an info code still
@@ -69,8 +71,13 @@ def apply_suppressions(
     for diagnostic in diagnostics:
         if not _suppressed(diagnostic, by_file.get(diagnostic.file, [])):
             kept.append(diagnostic)
+    # With errors, the lints of the broken parts did not run: a lint suppression there is not
+    # known to be unused. Suppressions of error codes are unusable whatever happens.
+    errors = any(diagnostic.severity == "error" for diagnostic in diagnostics)
     for suppressions in by_file.values():
-        kept.extend(_unused(suppression) for suppression in suppressions if _is_unused(suppression))
+        for suppression in suppressions:
+            if _is_unused(suppression, errors_only=errors):
+                kept.append(_unused(suppression, errors_only=errors))
     return kept
 
 
@@ -87,22 +94,32 @@ def _suppressed(diagnostic: Diagnostic, suppressions: Iterable[Suppression]) -> 
     return hit
 
 
-def _is_unused(suppression: Suppression) -> bool:
-    return not suppression.codes or any(code not in suppression.used for code in suppression.codes)
-
-
-def _unused(suppression: Suppression) -> Diagnostic:
+def _unused_codes(suppression: Suppression, *, errors_only: bool) -> list[str]:
     unused = [code for code in suppression.codes if code not in suppression.used]
+    return [code for code in unused if code.startswith("LC0")] if errors_only else unused
+
+
+def _is_unused(suppression: Suppression, *, errors_only: bool = False) -> bool:
+    return not suppression.codes or bool(_unused_codes(suppression, errors_only=errors_only))
+
+
+def _unused(suppression: Suppression, *, errors_only: bool = False) -> Diagnostic:
+    unused = _unused_codes(suppression, errors_only=errors_only)
     errors = [code for code in unused if code.startswith("LC0")]
+    lints = [code for code in unused if code not in errors]
     if not suppression.codes:
         message = "suppression comment names no code"
         hint = "write the codes to ignore, e.g. loopcfg: ignore[LC102]"
     else:
-        listed = ", ".join(unused)
-        message = f"unused suppression: nothing here or on the next line reports {listed}"
-        hint = "remove it (or the codes that are not reported)"
+        parts = []
+        if lints:
+            parts.append(f"nothing here or on the next line reports {', '.join(lints)}")
         if errors:
-            hint = "errors (LC0xx) cannot be suppressed; fix the config instead"
+            parts.append(f"errors cannot be suppressed ({', '.join(errors)})")
+        message = "unused suppression: " + "; ".join(parts)
+        hint = "remove it, or the codes that are not reported"
+        if errors:
+            hint = "remove it and fix the config: errors always fail"
     return Diagnostic.at(
         "LC109", severity_of("LC109"), message, suppression.span, hint=hint, path=None
     )
