@@ -47,7 +47,7 @@ class ConfigTable:
 
 def defaults_table(agent: str | None = None) -> ConfigTable:
     """No --config: OpenClaw's defaults with the detectors switched on (05 replay)."""
-    settings = settings_from_block({"enabled": True})
+    settings = portable(settings_from_block({"enabled": True}))
     return ConfigTable(label_for(None, agent), settings, settings)
 
 

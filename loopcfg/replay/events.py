@@ -64,6 +64,15 @@ class ConfigSwitch:
 
 
 @dataclass(frozen=True, slots=True)
+class SessionHeader:
+    """A transcript's header: the session exists even if it never calls a tool."""
+
+    file: str
+    line: int
+    session: str
+
+
+@dataclass(frozen=True, slots=True)
 class RunStart:
     """A new run begins (a user message, a reset)."""
 
@@ -97,7 +106,9 @@ class Malformed:
         return f"{self.file}:{self.line}:{self.column}: LC000 error: {self.message}"
 
 
-Event: TypeAlias = Call | Outcome | Compaction | ConfigSwitch | RunStart | RunId | Malformed
+Event: TypeAlias = (
+    Call | Outcome | Compaction | ConfigSwitch | SessionHeader | RunStart | RunId | Malformed
+)
 
 
 class ReadError(Exception):

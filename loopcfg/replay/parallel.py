@@ -37,14 +37,19 @@ def collect_inputs(
 
 def _walk(folder: Path, glob: str, include_bak: bool) -> Iterator[str]:
     for candidate in sorted(folder.rglob("*")):
-        name = candidate.name
-        if not candidate.is_file() or not fnmatch.fnmatch(name, glob):
-            continue
-        if name.endswith(TRAJECTORY_SUFFIX):
-            continue
-        if BACKUP_MARK in name and not include_bak:
-            continue
-        yield str(candidate)
+        if candidate.is_file() and _wanted(candidate.name, glob, include_bak):
+            yield str(candidate)
+
+
+def _wanted(name: str, glob: str, include_bak: bool) -> bool:
+    """`glob` matches; sidecars never; a `<name>.bak-<time>` copy only with `include_bak`,
+    when `glob` matches it or the name it copies (`s.jsonl.bak-1` for `*.jsonl`)."""
+    if name.endswith(TRAJECTORY_SUFFIX):
+        return False
+    if BACKUP_MARK in name:
+        copied = name.split(BACKUP_MARK, 1)[0]
+        return include_bak and (fnmatch.fnmatch(name, glob) or fnmatch.fnmatch(copied, glob))
+    return fnmatch.fnmatch(name, glob)
 
 
 def safe_replay(

@@ -19,6 +19,7 @@ from loopcfg.replay.events import (
     Outcome,
     RunId,
     RunStart,
+    SessionHeader,
 )
 
 ABORT_CODE = "compaction_loop_persisted"
@@ -181,7 +182,7 @@ class _Replayer:
         elif isinstance(event, ConfigSwitch):
             # Same session, same history, that agent's settings from here on (06 §6.1).
             self.session(event.session).engine.reconfigure(self.factory.settings(event.agent))
-        elif isinstance(event, RunStart):
+        elif isinstance(event, (RunStart, SessionHeader)):
             self.session(event.session)
         elif isinstance(event, RunId):
             self.session(event.session).run_ids.setdefault(event.run, event.run_id)

@@ -21,6 +21,7 @@ from loopcfg.replay.events import (
     ReadError,
     RunId,
     RunStart,
+    SessionHeader,
 )
 from loopcfg.replay.lines import NumberedLines, decode, numbered, open_binary
 
@@ -104,6 +105,7 @@ def read_transcript(
             header_id = entry.get("id")
             if isinstance(header_id, str) and header_id:
                 state.session = header_id
+            yield SessionHeader(file, number, state.session)
             continue
         if not _on_branch(entry, options.branch):
             continue

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import pickle
 from pathlib import Path
 from typing import Any
 
@@ -149,3 +150,12 @@ def test_input_option_forces_the_reader(tmp_path: Path) -> None:
     assert detected.exit_code == forced.exit_code == 0
     assert 'unknown line type "session"' in forced.stderr
     assert 'unknown line type "session"' not in detected.stderr
+
+
+def test_resolved_options_cross_process_boundaries(tmp_path: Path) -> None:
+    """Worker processes get the resolved settings, never the config file: they must pickle."""
+    resolved = options(tmp_path, agent="strict")
+    assert resolved.table is not None
+    copy = pickle.loads(pickle.dumps(resolved))
+    assert copy.table.base.warning_threshold == 3
+    assert copy.table.for_agent("Strict").critical_threshold == 5

@@ -189,7 +189,11 @@ def test_unreadable_file_is_a_read_error(tmp_path: Path) -> None:
 def test_transcript_malformed_line_is_reported() -> None:
     text = '{"type":"session","version":3,"id":"s"}\nnope\n[1]\n{"type":"label"}\n'
     events = list(read_transcript("f", iter(lines_of(text))))
-    assert [(type(e).__name__, e.line) for e in events] == [("Malformed", 2), ("Malformed", 3)]
+    assert [(type(e).__name__, e.line) for e in events] == [
+        ("SessionHeader", 1),
+        ("Malformed", 2),
+        ("Malformed", 3),
+    ]
 
 
 def test_joined_text_of_string_and_images() -> None:
