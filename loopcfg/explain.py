@@ -7,12 +7,20 @@ behind it), an example that triggers it, and the fix.
 from __future__ import annotations
 
 import difflib
+import sys
 import textwrap
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from loopcfg.catalogue import RULES, Rule
 
-__all__ = ["find_rule", "render_index", "render_lints_md", "render_rule", "suggest_codes"]
+__all__ = [
+    "find_rule",
+    "main",
+    "render_index",
+    "render_lints_md",
+    "render_rule",
+    "suggest_codes",
+]
 
 _SEVERITY_TITLE = {"error": "Errors", "warning": "Warnings", "info": "Information"}
 _SEVERITY_NOTE = {
@@ -23,8 +31,12 @@ _SEVERITY_NOTE = {
 
 
 def find_rule(code: str, rules: Mapping[str, Rule] = RULES) -> Rule | None:
-    """The rule of `code` (case-insensitive, `lc102` works), or None."""
-    return rules.get(code.strip().upper())
+    """The rule of `code` (case-insensitive, `lc102` works) or of its name, or None."""
+    wanted = code.strip()
+    found = rules.get(wanted.upper())
+    if found is None:
+        found = next((r for r in rules.values() if r.name == wanted.lower()), None)
+    return found
 
 
 def suggest_codes(code: str, rules: Mapping[str, Rule] = RULES) -> list[str]:
@@ -92,9 +104,9 @@ def render_lints_md(rules: Mapping[str, Rule] = RULES) -> str:
         "# Diagnostic codes\n\n"
         "Generated from `loopcfg/catalogue/` by `loopcfg.explain.render_lints_md()`; do not edit "
         "by hand. Regenerate with\n"
-        '`.venv/bin/python -c "from loopcfg.explain import render_lints_md; '
-        "print(render_lints_md(), end='')\" > docs/lints.md`.\n"
-        "The same text is printed by `loopcfg explain CODE`.\n\n"
+        "`.venv/bin/python -m loopcfg.explain --markdown > docs/lints.md` (a test fails when "
+        "this file and the catalogue differ).\n"
+        "The same text is printed by `loopcfg explain CODE`; `loopcfg explain` lists the codes.\n\n"
         "| code | name | severity | summary |\n|---|---|---|---|\n"
         + "".join(
             f"| [{r.code}](#{r.code.lower()}-{r.name}-{r.severity}) | `{r.name}` | {r.severity} "
@@ -109,3 +121,20 @@ def render_lints_md(rules: Mapping[str, Rule] = RULES) -> str:
         parts.append(f"## {_SEVERITY_TITLE[severity]}\n\n{_SEVERITY_NOTE[severity]}\n")
         parts.extend(_markdown_rule(rule) for rule in chosen)
     return "\n".join(parts)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """`python -m loopcfg.explain --markdown` prints docs/lints.md; `CODE` prints one entry."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args == ["--markdown"]:
+        sys.stdout.write(render_lints_md())
+        return 0
+    if len(args) == 1 and (rule := find_rule(args[0])) is not None:
+        sys.stdout.write(render_rule(rule))
+        return 0
+    sys.stderr.write("usage: python -m loopcfg.explain --markdown | CODE\n")
+    return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

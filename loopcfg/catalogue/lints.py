@@ -1,7 +1,7 @@
 """Catalogue entries of the warnings LC101-LC109 and the information codes LC201-LC202.
 
 Each example is a whole config (JSON5) that triggers its code through the real pipeline, and
-each fix that is a config is clean of it (tests/resolve/test_catalogue_lints.py runs both).
+each fix that is a config is clean of it (tests/config/test_catalogue.py runs both).
 """
 
 from __future__ import annotations
