@@ -221,7 +221,7 @@ def _session_diff(diff: SessionDiff, label_a: str, label_b: str) -> list[str]:
 
 
 _SUMMARY = {
-    "gains a block": "would gain a block they never had with {a} (false blocks, if healthy)",
+    "gains a block": "would gain a block (none with {a}): a false block unless really stuck",
     "blocked earlier": "would be blocked earlier",
     "blocked later": "would be blocked later",
     "loses its block": "would no longer be blocked",
