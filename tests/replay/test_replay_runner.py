@@ -184,3 +184,27 @@ def test_show_args_prints_arguments() -> None:
 def test_arguments_are_not_even_held_without_show_args() -> None:
     assert all(event.args is None for event in golden_trace().events)
     assert any(event.args is not None for event in golden_trace(keep_args=True).events)
+
+
+def test_real_run_id_named_after_the_runs_calls_is_reported_for_them() -> None:
+    """openclaw:prompt-error names the run in progress after its calls (07 §7.3)."""
+    call = {"type": "toolCall", "id": "w1", "name": "warn", "arguments": {}}
+    error = {"runId": "abc-123"}
+    text = jsonl(
+        {"type": "session", "version": 3, "id": "s"},
+        {"type": "message", "id": "e1", "message": {"role": "user", "content": "go"}},
+        {"type": "message", "id": "e2", "message": {"role": "assistant", "content": [call]}},
+        {"type": "custom", "id": "e3", "customType": "openclaw:prompt-error", "data": error},
+        {"type": "message", "id": "e4", "message": {"role": "user", "content": "again"}},
+        {"type": "message", "id": "e5", "message": {"role": "assistant", "content": [call]}},
+    )
+    result = replay_events(
+        "s.jsonl", read_transcript("s.jsonl", lines_of(text)), ScriptedSessions()
+    )
+    assert [(e.line, e.run, e.run_id) for e in result.events] == [
+        (3, "run-1", "abc-123"),
+        (6, "run-2", None),
+    ]
+    text_output = render_text([result])
+    assert "[run-1 = abc-123]" in text_output and "[run-2]" in text_output
+    assert '"runId": "abc-123"' in render_json([result])
