@@ -59,7 +59,8 @@ def label_for(config: str | None, agent: str | None) -> str:
 def load_table(config: str | None, agent: str | None) -> tuple[ConfigTable, list[str]]:
     """The table of `config` for `agent`, and notes for stderr; raises `ConfigRefused`."""
     if config is None:
-        return defaults_table(agent), []
+        unused = f"loopcfg replay: no --config, so --agent {agent} changes nothing"
+        return defaults_table(agent), [unused] if agent else []
     from loopcfg.config import load_config
     from loopcfg.render.diagnostics import diagnostic_line
     from loopcfg.resolve import config_errors, resolve_agent, resolve_all

@@ -159,3 +159,9 @@ def test_resolved_options_cross_process_boundaries(tmp_path: Path) -> None:
     copy = pickle.loads(pickle.dumps(resolved))
     assert copy.table.base.warning_threshold == 3
     assert copy.table.for_agent("Strict").critical_threshold == 5
+
+
+def test_agent_without_config_is_said_to_change_nothing(tmp_path: Path) -> None:
+    trace = write(tmp_path, "t.jsonl", jsonl(*same_call(1)))
+    result = run_cli(trace, "--agent", "ops")
+    assert result.exit_code == 0 and "--agent ops changes nothing" in result.stderr
