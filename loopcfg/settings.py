@@ -75,7 +75,8 @@ class EffectiveSettings:
     # Which agent these are for (None: the global view) and whether `agents.list` had it.
     agent: str | None = None
     found: bool | None = None
-    sources: Mapping[str, Source] = field(default_factory=lambda: _EMPTY_SOURCES)
+    # Read-only; left out of the hash (a mapping has none), so settings can key a cache.
+    sources: Mapping[str, Source] = field(default_factory=lambda: _EMPTY_SOURCES, hash=False)
     adjustments: tuple[Adjustment, ...] = ()
 
     @property
