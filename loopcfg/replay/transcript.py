@@ -86,6 +86,7 @@ def read_transcript(
     """Yield the events of one transcript in file order (or the active branch's entries)."""
     options = options or TranscriptOptions()
     state = _State(file, options, session=Path(file).name)
+    first = True
     for number, raw in lines:
         text = decode(raw)
         if text is None:
@@ -101,7 +102,8 @@ def read_transcript(
         if not isinstance(entry, dict):
             yield Malformed(file, number, 1, "a transcript line must be a JSON object")
             continue
-        if number == 1 and entry.get("type") == "session":
+        header, first = first and entry.get("type") == "session", False
+        if header:
             header_id = entry.get("id")
             if isinstance(header_id, str) and header_id:
                 state.session = header_id
@@ -256,9 +258,9 @@ def active_branch(path: str) -> frozenset[str] | None:
     parents: dict[str, str | None] = {}
     last: str | None = None
     with open_binary(path) as stream:
-        for number, raw in numbered(stream):
+        for raw in stream:
             entry = _loads(raw)
-            if entry is None or (number == 1 and entry.get("type") == "session"):
+            if entry is None or entry.get("type") == "session":
                 continue
             entry_id = entry.get("id")
             if isinstance(entry_id, str):

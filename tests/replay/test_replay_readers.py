@@ -200,3 +200,11 @@ def test_joined_text_of_string_and_images() -> None:
     assert joined_text("plain") == "plain"
     assert joined_text([{"type": "image", "data": "..."}, {"type": "text", "text": "t"}]) == "t"
     assert joined_text(None) == ""
+
+
+def test_header_after_blank_lines_still_names_the_session() -> None:
+    text = '\n\n{"type":"session","version":3,"id":"named"}\n{"type":"label"}\n'
+    events = list(read_transcript("file.jsonl", iter(lines_of(text))))
+    assert [(type(e).__name__, e.line, e.session) for e in events] == [
+        ("SessionHeader", 3, "named")
+    ]
