@@ -64,9 +64,18 @@ def status_lines(settings: EffectiveSettings) -> tuple[str, str]:
 def _heading(settings: EffectiveSettings) -> str:
     if settings.agent is None:
         return "global view (no --agent): tools.loopDetection over the defaults"
-    if settings.found:
+    if settings.found and _has_override(settings):
         return f'agent "{settings.agent}": its override merged over tools.loopDetection'
+    if settings.found:
+        return f'agent "{settings.agent}": no override, so tools.loopDetection over the defaults'
     return f'agent "{settings.agent}": not in agents.list, so the global block alone'
+
+
+def _has_override(settings: EffectiveSettings) -> bool:
+    """True when the agent's own block wrote any setting (an adjusted one included)."""
+    written = [a.written_source for a in settings.adjustments if a.written_source is not None]
+    origins = [source.origin for source in (*settings.sources.values(), *written)]
+    return "agent" in origins
 
 
 def _adjustment_text(settings: EffectiveSettings, name: str) -> str:
