@@ -137,10 +137,11 @@ def caret_lines(line_text: str, span: Span, tab_size: int = 4) -> tuple[str, str
     return shown, " " * begin + "^" + "~" * (width - 1)
 
 
-def _source_block(span: Span, text: str | None, severity: str, options: RenderOptions) -> list[str]:
-    if text is None:
+def _source_block(
+    span: Span, lines: list[str] | None, severity: str, options: RenderOptions
+) -> list[str]:
+    if lines is None:
         return []
-    lines = split_lines(text)
     line_text = lines[span.line - 1] if 1 <= span.line <= len(lines) else ""
     shown, marker = caret_lines(line_text, span, options.tab_size)
     number = str(span.line)
@@ -176,14 +177,17 @@ def render_text(reports: Sequence[FileReport], options: RenderOptions | None = N
     opts = options or RenderOptions()
     lines: list[str] = []
     for report in reports:
+        split: dict[str, list[str] | None] = {}  # each source text is split once
         for diagnostic in report.diagnostics:
             lines.append(_styled_line(diagnostic, opts.color))
             if not opts.source:
                 continue
             span = diagnostic.span
             if span is not None:
-                text = report.sources.get(span.file)
-                lines.extend(_source_block(span, text, diagnostic.severity, opts))
+                if span.file not in split:
+                    text = report.sources.get(span.file)
+                    split[span.file] = None if text is None else split_lines(text)
+                lines.extend(_source_block(span, split[span.file], diagnostic.severity, opts))
             lines.extend(_related_lines(diagnostic, opts.color))
             lines.append("")
     lines.append(_paint(summary_line(reports), _BOLD, opts.color))
