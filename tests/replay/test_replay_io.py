@@ -246,3 +246,19 @@ def test_missing_trajectory_is_exit_2(tmp_path: Path) -> None:
 def test_calls_keep_file_order(tmp_path: Path) -> None:
     events = list(read_transcript("f", enumerate(transcript("o", 3).encode().splitlines(), 1)))
     assert [e.line for e in events if isinstance(e, Call)] == [3, 5, 7]
+
+
+def test_branch_active_through_the_cli() -> None:
+    path = str(DATA / "branches.v3.jsonl")
+    every, _ = replay_json(path)
+    active, _ = replay_json(path, "--branch", "active")
+    assert [s["calls"] for s in every["sessions"]] == [2]
+    assert [s["calls"] for s in active["sessions"]] == [1]
+
+
+def test_stdin_is_read_as_one_file() -> None:
+    trace = jsonl(*[{"tool": "read", "args": {}, "result": 1}] * 11)
+    result = CliRunner().invoke(cli, ["replay", "-", "--format", "json"], input=trace)
+    document = json.loads(result.stdout)
+    assert result.exit_code == 0 and document["sessions"][0]["file"] == "-"
+    assert [(e["call"], e["level"]) for e in document["events"]] == [(11, "warning")]
