@@ -9,6 +9,7 @@ related locations as notes; `color=True` adds ANSI colours.
 from __future__ import annotations
 
 import json
+import re
 import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -25,6 +26,7 @@ __all__ = [
     "counts",
     "diagnostic_line",
     "display_width",
+    "printable",
     "render_json",
     "render_text",
     "summary_line",
@@ -40,12 +42,37 @@ class RenderOptions:
     tab_size: int = 4
 
 
-def diagnostic_line(diagnostic: Diagnostic) -> str:
-    """`file:line:col: CODE severity: message (hint)`; no position: `file: CODE ...`."""
+# Characters that must not reach a terminal or a log as they are: line breaks (one problem is
+# one line; a key named "x\n::error::..." must not become a workflow command), escape sequences
+# and bidirectional overrides (which reorder what is shown).
+_UNPRINTABLE = re.compile(
+    "[\x00-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u061c\u202a-\u202e\u2066-\u2069]"
+)
+_SHORT_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def printable(text: str) -> str:
+    """`text` with control, line-break and bidi characters written as escapes (`\\n`, `\\u001b`)."""
+    return _UNPRINTABLE.sub(
+        lambda m: _SHORT_ESCAPES.get(m.group(), f"\\u{ord(m.group()):04x}"), text
+    )
+
+
+def _parts(diagnostic: Diagnostic) -> tuple[str, str]:
+    """(`file:line:col`, `message (hint)`), made printable."""
     span = diagnostic.span
     where = f"{diagnostic.file}:{span.line}:{span.column}" if span else diagnostic.file
     hint = f" ({diagnostic.hint})" if diagnostic.hint else ""
-    return f"{where}: {diagnostic.code} {diagnostic.severity}: {diagnostic.message}{hint}"
+    return printable(where), printable(f"{diagnostic.message}{hint}")
+
+
+def diagnostic_line(diagnostic: Diagnostic) -> str:
+    """`file:line:col: CODE severity: message (hint)`; no position: `file: CODE ...`.
+
+    Always one line: control characters in names and messages are shown as escapes.
+    """
+    where, text = _parts(diagnostic)
+    return f"{where}: {diagnostic.code} {diagnostic.severity}: {text}"
 
 
 def _plural(count: int, word: str) -> str:
@@ -88,7 +115,9 @@ def _paint(text: str, style: str, color: bool) -> str:
 def _cell(char: str) -> tuple[str, int]:
     """What a terminal shows for one code point, and how many cells it takes (tabs excepted)."""
     category = unicodedata.category(char)
-    if category == "Cc":  # control characters would move the cursor or worse: show a stand-in
+    if category == "Cc" or _UNPRINTABLE.match(char):
+        # Control characters would move the cursor or worse, bidi overrides would reorder the
+        # line under the caret: show a stand-in.
         return "\ufffd", 1
     if category in ("Mn", "Me", "Cf"):  # combining marks, zero-width joiners and the like
         return char, 0
@@ -156,19 +185,17 @@ def _source_block(
 def _styled_line(diagnostic: Diagnostic, color: bool) -> str:
     if not color:
         return diagnostic_line(diagnostic)
-    span = diagnostic.span
-    where = f"{diagnostic.file}:{span.line}:{span.column}" if span else diagnostic.file
-    hint = f" ({diagnostic.hint})" if diagnostic.hint else ""
+    where, text = _parts(diagnostic)
     label = _paint(
         f"{diagnostic.code} {diagnostic.severity}", _SEVERITY_COLOR[diagnostic.severity], True
     )
-    return f"{_paint(where, _BOLD, True)}: {label}: {diagnostic.message}{hint}"
+    return f"{_paint(where, _BOLD, True)}: {label}: {text}"
 
 
 def _related_lines(diagnostic: Diagnostic, color: bool) -> list[str]:
     note = _paint("note", _BOLD, color)
     return [
-        f"   = {note}: {r.span.file}:{r.span.line}:{r.span.column}: {r.message}"
+        f"   = {note}: {printable(f'{r.span.file}:{r.span.line}:{r.span.column}: {r.message}')}"
         for r in diagnostic.related
     ]
 

@@ -41,7 +41,9 @@ def escape_property(text: str) -> str:
 
 def annotation(diagnostic: Diagnostic) -> str:
     """The workflow command that annotates one diagnostic."""
-    properties = [("file", diagnostic.file)]
+    from loopcfg.render.diagnostics import printable
+
+    properties = [("file", printable(diagnostic.file))]
     span = diagnostic.span
     if span is not None:
         properties.append(("line", str(span.line)))
@@ -54,7 +56,9 @@ def annotation(diagnostic: Diagnostic) -> str:
     properties.append(("title", diagnostic.code))
     written = ",".join(f"{name}={escape_property(value)}" for name, value in properties)
     hint = f" ({diagnostic.hint})" if diagnostic.hint else ""
-    message = escape_data(f"{diagnostic.message}{hint}")
+    # One line in the log, whatever a key name holds: line breaks and escape sequences are
+    # shown as `\n`, `\u001b` (then `%` is encoded as GitHub asks).
+    message = escape_data(printable(f"{diagnostic.message}{hint}"))
     return f"::{_COMMAND[diagnostic.severity]} {written}::{message}"
 
 

@@ -160,7 +160,7 @@ def test_escaping_of_data_and_properties() -> None:
     )
     assert annotation(tricky) == (
         "::warning file=dir%2Cx/a%3Ab.json5,line=1,col=2,endLine=1,endColumn=3,title=LC003"
-        "::100%25 sure:%0Ano (x, y)"
+        "::100%25 sure:\\nno (x, y)"
     )
 
 
@@ -213,3 +213,24 @@ def test_the_limit_notice_keeps_a_place_among_the_notices() -> None:
     assert len(notices) == 10  # 9 infos and the limit notice: GitHub shows all of them
     assert notices[-1].startswith("::notice title=loopcfg::2 more problems")
     assert sum(line.startswith("::warning ") for line in lines) == 10
+
+
+def test_names_with_line_breaks_and_escapes_stay_on_one_line() -> None:
+    """A key may hold any character; the output must still be one line per problem, with no
+    terminal escape sequence and no workflow command smuggled into a GitHub log."""
+    message = 'unknown key "x\n::error::forged\x1b[2J\u202e" in tools.loopDetection'
+    found = Diagnostic.at("LC003", "error", message, span(1, 2, 1, 3))
+    for text in (
+        render_text([report(found)]),
+        render_text([report(found)], RenderOptions(source=True, color=True)),
+        render_github([FileReport("c.json5", [*many(10, "error", "LC002"), found])]),
+    ):
+        assert "\x1b[2J" not in text and "\u202e" not in text
+        assert not any(line.startswith("::error::") for line in text.splitlines())
+    assert render_text([report(found)]).splitlines()[0] == (
+        'c.json5:1:2: LC003 error: unknown key "x\\n::error::forged\\u001b[2J\\u202e" '
+        "in tools.loopDetection"
+    )
+    assert annotation(found).endswith(
+        '"x\\n::error::forged\\u001b[2J\\u202e" in tools.loopDetection'
+    )
