@@ -1,0 +1,82 @@
+"""The lints as properties over generated valid configs (plain dicts, so no positions):
+they never fail, use the catalogue's severities, report a global finding once however many
+agents inherit it, and LC101/LC102 fire exactly when 02 §2.3 and 03 say they must."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import assume, given, settings
+
+from loopcfg import normalize_agent_id, resolve_agent
+from loopcfg.catalogue import RULES
+from loopcfg.config import loaded_from_python
+from loopcfg.diagnostics import Diagnostic
+from loopcfg.lint import lint_config
+from tests.resolve.test_merge_properties import configs
+
+
+def _lint(config: dict[str, Any]) -> list[Diagnostic]:
+    return lint_config(loaded_from_python(config))
+
+
+def _key(d: Diagnostic) -> tuple[str, str | None, str | None, str]:
+    return (d.code, d.path, d.agent, d.message)
+
+
+@settings(max_examples=60)
+@given(configs())
+def test_lints_run_on_any_valid_config_with_catalogue_severities(case: Any) -> None:
+    config, _, agents = case
+    ids = {normalize_agent_id(raw) for raw, _ in agents}
+    for diagnostic in _lint(config):
+        assert diagnostic.severity == RULES[diagnostic.code].severity
+        assert diagnostic.code >= "LC1" and diagnostic.message
+        assert diagnostic.agent is None or diagnostic.agent in ids
+        if diagnostic.agent is not None and diagnostic.code not in ("LC106", "LC108"):
+            assert diagnostic.message.startswith(f'agent "{diagnostic.agent}": ')
+
+
+@settings(max_examples=60)
+@given(configs())
+def test_an_agent_that_only_inherits_adds_no_finding(case: Any) -> None:
+    config, _, agents = case
+    assume(agents)  # with no agent at all, LC103 rightly words its message differently
+    before = sorted(map(_key, _lint(config)))
+    entries = [*config["agents"]["list"], {"id": "zz-only-inherits"}]
+    after = sorted(map(_key, _lint({**config, "agents": {"list": entries}})))
+    assert after == before
+
+
+@settings(max_examples=60)
+@given(configs())
+def test_lc101_once_per_runtime_raise_of_the_global_block(case: Any) -> None:
+    config = {k: v for k, v in case[0].items() if k != "agents"}
+    raised = resolve_agent(config).adjustments
+    found = [d for d in _lint(config) if d.code == "LC101"]
+    assert len(found) == len(raised)
+    for diagnostic, adjustment in zip(found, raised, strict=True):
+        assert f"OpenClaw raises {adjustment.setting} to {adjustment.effective}" in (
+            diagnostic.message
+        )
+
+
+@settings(max_examples=60)
+@given(configs())
+def test_lc102_exactly_for_thresholds_above_the_counts(case: Any) -> None:
+    config = {k: v for k, v in case[0].items() if k != "agents"}
+    s = resolve_agent(config)
+    history = s.history_size
+    pair_limit = history + 1 if s.ping_pong else history
+    expected = set()
+    if s.detectors_active:
+        for name, value, limit in (
+            ("warningThreshold", s.warning_threshold, pair_limit),
+            ("criticalThreshold", s.critical_threshold, pair_limit),
+            ("unknownToolThreshold", s.unknown_tool_threshold, history),
+            ("globalCircuitBreakerThreshold", s.global_circuit_breaker_threshold, history),
+        ):
+            if value > limit:
+                expected.add(name)
+    found = {d.message.split(" ")[0] for d in _lint(config) if d.code == "LC102"}
+    assert found == expected
