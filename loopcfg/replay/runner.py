@@ -146,7 +146,7 @@ class _Live:
     # call id -> run of a call still waiting for its outcome, so a late outcome joins its
     # call's run; an outcome whose id is not here (nor blocked) has no recorded call.
     call_runs: dict[str, str | None] = field(default_factory=dict)
-    # ids of blocked calls whose outcome has not arrived yet (it is dropped when it does).
+    # ids of blocked calls: any outcome carrying one is dropped (the call never ran).
     blocked: set[str] = field(default_factory=set)
     aborted_runs: set[str | None] = field(default_factory=set)
     run_ids: dict[str | None, str] = field(default_factory=dict)
@@ -242,7 +242,6 @@ class _Replayer:
         orphan = event.orphan
         if event.call_id is not None and not inline:
             if event.call_id in live.blocked:
-                live.blocked.discard(event.call_id)
                 return
             if event.call_id in live.call_runs:
                 run = live.call_runs.pop(event.call_id)

@@ -24,6 +24,7 @@ def test_blocked_call_is_not_recorded_and_its_outcome_dropped() -> None:
         jsonl(
             {"tool": "block", "args": {}, "result": "r", "id": "b1"},
             {"type": "outcome", "tool": "block", "args": {}, "result": "late", "id": "b1"},
+            {"type": "outcome", "tool": "block", "args": {}, "result": "again", "id": "b1"},
             {"tool": "read", "args": {}, "result": "r"},
         )
     )

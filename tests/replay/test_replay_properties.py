@@ -1,0 +1,110 @@
+"""Properties of replay on random traces, with the real engine (hypothesis, `ci` profile)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from loopcfg.replay.configs import ConfigTable
+from loopcfg.replay.driver import EngineSessions, ReplayOptions
+from loopcfg.replay.runner import replay_events
+from loopcfg.replay.trace import read_trace
+from loopcfg.settings import settings_from_block
+
+from .helpers import jsonl, lines_of
+
+TIGHT = settings_from_block(
+    {"enabled": True, "warningThreshold": 2, "criticalThreshold": 4,
+     "postCompactionGuard": {"windowSize": 2}}
+)  # fmt: skip
+TABLE = ConfigTable("tight", TIGHT, TIGHT, {"loose": settings_from_block({"enabled": True})})
+
+tools = st.sampled_from(["read", "exec", "edit"])
+args = st.sampled_from([{}, {"p": 1}])
+runs = st.sampled_from([None, "r1", "r2"])
+sessions = st.sampled_from(["default", "s2"])
+kinds = st.sampled_from(["call", "call+result", "call+result", "outcome", "compaction", "config"])
+
+
+@st.composite
+def traces(draw: st.DrawFn) -> list[dict[str, Any]]:
+    """Random trace lines; call ids are unique (`c<n>`), outcomes name an earlier id or none."""
+    entries: list[dict[str, Any]] = []
+    for index in range(draw(st.integers(0, 60))):
+        kind = draw(kinds)
+        entry: dict[str, Any] = {"session": draw(sessions)}
+        run = draw(runs)
+        if run is not None:
+            entry["run"] = run
+        if kind == "compaction":
+            entries.append({**entry, "type": "compaction"})
+            continue
+        if kind == "config":
+            entries.append({**entry, "type": "config", "agent": "loose"})
+            continue
+        entry.update({"tool": draw(tools), "args": draw(args)})
+        if kind == "outcome":
+            earlier = draw(st.integers(0, index + 1))
+            entry.update({"type": "outcome", "result": draw(st.integers(0, 1))})
+            entry["id"] = f"c{earlier}"
+        else:
+            if draw(st.booleans()):
+                entry["id"] = f"c{index}"
+            if kind == "call+result":
+                entry["result"] = draw(st.integers(0, 1))
+        entries.append(entry)
+    return entries
+
+
+class Spy(EngineSessions):
+    """The real engine, with the call id of every outcome that reaches it written down."""
+
+    def __init__(self) -> None:
+        super().__init__(ReplayOptions(table=TABLE))
+        self.outcome_ids: set[str] = set()
+
+    def session(self, key: str) -> Any:
+        engine = super().session(key)
+        spy = self
+
+        class Recording:
+            def __getattr__(self, name: str) -> Any:
+                return getattr(engine, name)
+
+            def record_outcome(self, tool: str, args: Any, **options: Any) -> None:
+                if options.get("call_id") is not None:
+                    spy.outcome_ids.add(options["call_id"])
+                engine.record_outcome(tool, args, **options)
+
+        return Recording()
+
+
+@given(traces())
+def test_replay_invariants(entries: list[dict[str, Any]]) -> None:
+    spy = Spy()
+    text = jsonl(*entries)
+    result = replay_events("t.jsonl", read_trace("t.jsonl", iter(lines_of(text))), spy)
+    assert not result.problems
+    call_lines = [e for e in entries if "tool" in e and e.get("type") != "outcome"]
+    for stats in result.sessions:
+        name = stats.session
+        mine = [e for e in result.events if e.session == name]
+        assert stats.calls + stats.skipped == sum(e["session"] == name for e in call_lines)
+        assert stats.blocks == sum(e.level == "critical" for e in mine)
+        assert stats.warnings == sum(e.level == "warning" and e.emitted for e in mine)
+        assert [e.call for e in mine] == sorted({e.call for e in mine})
+        criticals = [e.call for e in mine if e.level == "critical"]
+        assert stats.first_block_call == (min(criticals) if criticals else None)
+        assert stats.aborted == any(a.session == name for a in result.aborts)
+    # A blocked call never ran: no outcome of it (inline or by id) reaches the engine.
+    for event in result.events:
+        if event.level == "critical":
+            call_id = entries[event.line - 1].get("id")
+            assert call_id is None or call_id not in spy.outcome_ids
+    # Orphans: outcome lines whose id no earlier call of that session had.
+    for stats in result.sessions:
+        assert stats.orphan_results <= sum(
+            e.get("type") == "outcome" and e["session"] == stats.session for e in entries
+        )
