@@ -234,3 +234,33 @@ def test_names_with_line_breaks_and_escapes_stay_on_one_line() -> None:
     assert annotation(found).endswith(
         '"x\\n::error::forged\\u001b[2J\\u202e" in tools.loopDetection'
     )
+
+
+def _unescape(text: str) -> str:
+    for encoded, char in (("%3A", ":"), ("%2C", ","), ("%0D", "\r"), ("%0A", "\n"), ("%25", "%")):
+        text = text.replace(encoded, char)
+    return text
+
+
+@given(st.text(max_size=40), st.text(min_size=1, max_size=20))
+def test_annotations_parse_back_as_github_reads_them(message: str, file: str) -> None:
+    """Split as the runner does (`::kind props::message`, props on `,` and the first `=`)."""
+    from loopcfg.render.diagnostics import printable
+
+    found = Diagnostic.at("LC003", "error", message, Span(file, 3, 4, 3, 9))
+    line = annotation(found)
+    assert "\n" not in line and "\r" not in line
+    head, separator, data = line[2:].partition("::")
+    assert separator
+    kind, _, props = head.partition(" ")
+    assert kind == "error"
+    fields = dict(field.split("=", 1) for field in props.split(","))
+    assert {k: _unescape(v) for k, v in fields.items()} == {
+        "file": printable(file),
+        "line": "3",
+        "col": "4",
+        "endLine": "3",
+        "endColumn": "9",
+        "title": "LC003",
+    }
+    assert _unescape(data) == printable(message)
