@@ -104,15 +104,33 @@ def cli(ctx: click.Context, no_color: bool) -> None:
     help="Output format (text shows source lines and carets on a terminal).",
 )
 @click.option("--strict", is_flag=True, help="Warnings fail too (exit 1).")
-@click.option("--select", "select_codes", multiple=True, help="Only these code prefixes.")
-@click.option("--ignore", "ignore_codes", multiple=True, help="Drop these code prefixes.")
+@click.option(
+    "--select",
+    "select_codes",
+    multiple=True,
+    metavar="CODES",
+    help="Only these codes (prefixes, comma-separated: LC1,LC201).",
+)
+@click.option(
+    "--ignore", "ignore_codes", multiple=True, metavar="CODES", help="Drop these codes (prefixes)."
+)
 @click.option("--verbose", is_flag=True, help="Also show information (LC2xx).")
-@click.option("--input-format", type=click.Choice(["json5", "json", "yaml"]), default=None)
-@click.option("--stdin-filename", default=None, help="Name of `-` (stdin) in messages.")
-@click.option("--env-file", "env_file", help="dotenv file with ${VAR} values (env wins).")
+@click.option(
+    "--input-format",
+    type=click.Choice(["json5", "json", "yaml"]),
+    default=None,
+    help="Parse as this format whatever the file name says.",
+)
+@click.option(
+    "--stdin-filename", default=None, metavar="NAME", help="Name of `-` (stdin) in messages."
+)
+@click.option(
+    "--env-file", "env_file", metavar="FILE", help="dotenv file with ${VAR} values (env wins)."
+)
 @click.option(
     "--max-bytes",
     type=click.IntRange(min=1),
+    metavar="N",
     default=2 * 1024 * 1024,
     show_default=True,
     help="Size limit per file; larger files are refused (LC000).",
