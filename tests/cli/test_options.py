@@ -215,3 +215,19 @@ def test_check_file_keeps_the_text_of_a_file_that_did_not_parse(tmp_path: Path) 
     assert report.sources == {str(path): "{a: 1 b: 2}"}
     from_stdin = check_file("-", stdin=io.BytesIO(b"{a: 1 b: 2}"))
     assert from_stdin.sources == {"<stdin>": "{a: 1 b: 2}"}
+
+
+def test_github_format_past_the_annotation_limit(tmp_path: Path) -> None:
+    keys = ",\n".join(f"    typo{n}: {n}" for n in range(12))
+    config = tmp_path / "openclaw.json5"
+    config.write_text(f"{{tools: {{loopDetection: {{\n{keys}\n}}}}}}\n", encoding="utf-8")
+    result = invoke("validate", str(config), "--format", "github")
+    assert result.exit_code == 1
+    lines = result.stdout.splitlines()
+    assert sum(line.startswith("::error ") for line in lines) == 10
+    assert lines[10].startswith("::notice title=loopcfg::2 more problems are not annotated")
+    assert [line.split(": LC003 ")[0] for line in lines[11:13]] == [
+        f"{config}:12:5",
+        f"{config}:13:5",
+    ]
+    assert lines[13:] == ["Found 12 errors and 0 warnings in 1 file."]
