@@ -21,11 +21,16 @@ TIGHT = settings_from_block(
 )  # fmt: skip
 TABLE = ConfigTable("tight", TIGHT, TIGHT, {"loose": settings_from_block({"enabled": True})})
 
-tools = st.sampled_from(["read", "exec", "edit"])
-args = st.sampled_from([{}, {"p": 1}])
-runs = st.sampled_from([None, "r1", "r2"])
-sessions = st.sampled_from(["default", "s2"])
-kinds = st.sampled_from(["call", "call+result", "call+result", "outcome", "compaction", "config"])
+# Few distinct values, skewed (hypothesis favours the first of each list), so that identical
+# calls pile up and blocks, late outcomes of blocked calls and aborts all happen.
+tools = st.sampled_from(["read", "read", "read", "exec"])
+args = st.sampled_from([{}, {}, {}, {"p": 1}])
+runs = st.sampled_from([None, None, None, "r1", "r2"])
+sessions = st.sampled_from(["default", "default", "default", "s2"])
+results = st.sampled_from([0, 0, 0, 1])
+# Compactions and config lines are rare: each can end or loosen a session's detection.
+KINDS = ["call+result"] * 7 + ["call"] * 6 + ["outcome"] * 6 + ["compaction", "config"]
+kinds = st.integers(0, len(KINDS) - 1).map(KINDS.__getitem__)
 
 
 @st.composite
@@ -46,14 +51,17 @@ def traces(draw: st.DrawFn) -> list[dict[str, Any]]:
             continue
         entry.update({"tool": draw(tools), "args": draw(args)})
         if kind == "outcome":
-            earlier = draw(st.integers(0, index + 1))
-            entry.update({"type": "outcome", "result": draw(st.integers(0, 1))})
-            entry["id"] = f"c{earlier}"
+            # Mostly the outcome of a recent call (its session, tool and args), late.
+            earlier = index - draw(st.integers(1, 4))
+            call = entries[earlier] if 0 <= earlier < len(entries) else {}
+            if "tool" in call and draw(st.sampled_from([True, True, False])):
+                entry.update({k: call[k] for k in ("session", "tool", "args") if k in call})
+            entry.update({"type": "outcome", "result": draw(results), "id": f"c{earlier}"})
         else:
-            if draw(st.booleans()):
+            if draw(st.sampled_from([True, True, False])):
                 entry["id"] = f"c{index}"
             if kind == "call+result":
-                entry["result"] = draw(st.integers(0, 1))
+                entry["result"] = draw(results)
         entries.append(entry)
     return entries
 
