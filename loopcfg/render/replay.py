@@ -79,15 +79,20 @@ def render_json(results: Sequence[FileReplay], *, show_args: bool = False) -> st
 def render_text(results: Sequence[FileReplay], *, show_args: bool = False) -> str:
     lines: list[str] = []
     for result in results:
+        events, aborts = result.events_by_session(), result.aborts_by_session()
         for stats in result.sessions:
-            lines.extend(_session_timeline(result, stats, show_args))
+            mine = [e for e in events.get(stats.session, []) if e.emitted]
+            lines.extend(_session_timeline(stats, mine, aborts.get(stats.session, []), show_args))
     lines.extend(_summary_table([s for r in results for s in r.sessions]))
     return "\n".join(lines) + "\n"
 
 
-def _session_timeline(result: FileReplay, stats: SessionStats, show_args: bool) -> list[str]:
-    events = [e for e in result.events if e.session == stats.session and e.emitted]
-    aborts = [a for a in result.aborts if a.session == stats.session]
+def _session_timeline(
+    stats: SessionStats,
+    events: Sequence[ReplayEvent],
+    aborts: Sequence[ReplayAbort],
+    show_args: bool,
+) -> list[str]:
     lines = [f"{stats.file} · session {stats.session}"]
     if not events and not aborts:
         noun = "call" if stats.calls == 1 else "calls"

@@ -163,11 +163,13 @@ def compare_results(
     diffs: list[SessionDiff] = []
     for file_a, file_b in zip(a, b, strict=True):
         stats_b = {s.session: s for s in file_b.sessions}
+        all_a, all_b = file_a.events_by_session(), file_b.events_by_session()
+        aborts_a, aborts_b = file_a.aborts_by_session(), file_b.aborts_by_session()
         for stats_a in file_a.sessions:
             name = stats_a.session
             other = stats_b.get(name, SessionStats(file_a.file, name))
-            events_a = [e for e in file_a.events if e.session == name and _counted(e)]
-            events_b = [e for e in file_b.events if e.session == name and _counted(e)]
+            events_a = [e for e in all_a.get(name, []) if _counted(e)]
+            events_b = [e for e in all_b.get(name, []) if _counted(e)]
             keys_a = {_key(e) for e in events_a}
             keys_b = {_key(e) for e in events_b}
             diff = SessionDiff(file_a.file, name, stats_a, other)
@@ -176,8 +178,8 @@ def compare_results(
             diff.changes = _changes(
                 events_a,
                 events_b,
-                [x for x in file_a.aborts if x.session == name],
-                [x for x in file_b.aborts if x.session == name],
+                aborts_a.get(name, []),
+                aborts_b.get(name, []),
             )
             diffs.append(diff)
     settings = changed_settings(table_a.base, table_b.base)

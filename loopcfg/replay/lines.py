@@ -84,3 +84,11 @@ def decode(raw: bytes) -> str | None:
         return raw.decode("utf-8")
     except UnicodeDecodeError:
         return None
+
+
+def json_problem(error: ValueError, indent: int = 0) -> tuple[int, str]:
+    """(1-based column, reason) of a line `json.loads` refused; `indent` leading characters
+    were stripped before parsing."""
+    if isinstance(error, json.JSONDecodeError):
+        return indent + error.colno, f"not a JSON line: {error.msg}"
+    return indent + 1, f"not a JSON line: {error}"

@@ -136,6 +136,19 @@ class FileReplay:
     # The one-line reason when the file could not be replayed at all (exit 2).
     error: str | None = None
 
+    def events_by_session(self) -> dict[str, list[ReplayEvent]]:
+        """Events grouped by session in one pass (file order kept within a session)."""
+        grouped: dict[str, list[ReplayEvent]] = {}
+        for event in self.events:
+            grouped.setdefault(event.session, []).append(event)
+        return grouped
+
+    def aborts_by_session(self) -> dict[str, list[ReplayAbort]]:
+        grouped: dict[str, list[ReplayAbort]] = {}
+        for abort in self.aborts:
+            grouped.setdefault(abort.session, []).append(abort)
+        return grouped
+
 
 @dataclass(slots=True)
 class _Live:

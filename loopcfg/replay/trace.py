@@ -14,13 +14,17 @@ from loopcfg.replay.events import (
     Malformed,
     Outcome,
 )
-from loopcfg.replay.lines import NumberedLines, decode
+from loopcfg.replay.lines import NumberedLines, decode, json_problem
 
 DEFAULT_SESSION = "default"
 
 
 class _BadLine(Exception):
     """One line's problem; becomes a Malformed event."""
+
+    def __init__(self, message: str, column: int = 1) -> None:
+        super().__init__(message)
+        self.column = column
 
 
 def read_trace(file: str, lines: NumberedLines, *, run_scope: bool = True) -> Iterator[Event]:
@@ -36,19 +40,21 @@ def read_trace(file: str, lines: NumberedLines, *, run_scope: bool = True) -> It
         stripped = text.strip()
         if not stripped or stripped.startswith("//"):
             continue
+        indent = len(text) - len(text.lstrip())
         try:
-            yield _parse_line(file, number, stripped, run_scope)
+            yield _parse_line(file, number, stripped, run_scope, indent)
         except _BadLine as problem:
-            yield Malformed(file, number, 1, str(problem))
+            yield Malformed(file, number, problem.column, str(problem))
 
 
-def _parse_line(file: str, number: int, text: str, run_scope: bool) -> Event:
+def _parse_line(file: str, number: int, text: str, run_scope: bool, indent: int) -> Event:
     try:
         value = json.loads(text)
     except ValueError as error:
-        raise _BadLine(f"not a JSON line: {_json_reason(error)}") from None
+        column, reason = json_problem(error, indent)
+        raise _BadLine(reason, column) from None
     if not isinstance(value, dict):
-        raise _BadLine("a trace line must be a JSON object")
+        raise _BadLine("a trace line must be a JSON object", indent + 1)
     session = _optional_string(value, "session") or DEFAULT_SESSION
     run = _optional_string(value, "run") if run_scope else None
     kind = value.get("type")
@@ -118,7 +124,3 @@ def _optional_string(value: dict[str, Any], key: str) -> str | None:
     if not isinstance(field, str):
         raise _BadLine(f'"{key}" must be a string')
     return field
-
-
-def _json_reason(error: ValueError) -> str:
-    return error.msg if isinstance(error, json.JSONDecodeError) else str(error)

@@ -18,12 +18,11 @@ from loopcfg.replay.events import (
     Event,
     Malformed,
     Outcome,
-    ReadError,
     RunId,
     RunStart,
     SessionHeader,
 )
-from loopcfg.replay.lines import NumberedLines, decode, numbered, open_binary
+from loopcfg.replay.lines import NumberedLines, decode, json_problem, open_binary
 
 GATEWAY_PROVIDER = "openclaw"
 RUN_ID_CUSTOM_TYPES = frozenset({"openclaw:prompt-error", "openclaw:bootstrap-context:full"})
@@ -96,8 +95,9 @@ def read_transcript(
             continue
         try:
             entry = json.loads(text)
-        except ValueError:
-            yield Malformed(file, number, 1, "not a JSON line")
+        except ValueError as error:
+            column, reason = json_problem(error)
+            yield Malformed(file, number, column, reason)
             continue
         if not isinstance(entry, dict):
             yield Malformed(file, number, 1, "a transcript line must be a JSON object")
@@ -280,19 +280,16 @@ def active_branch(path: str) -> frozenset[str] | None:
 def trajectory_run_ids(path: str) -> dict[str, str]:
     """`--trajectory`: transcript leaf id a run started from -> that run's real id."""
     mapping: dict[str, str] = {}
-    try:
-        with open_binary(path) as stream:
-            for _number, raw in numbered(stream):
-                event = _loads(raw)
-                if event is None or event.get("type") != "context.compiled":
-                    continue
-                data = event.get("data")
-                leaf = data.get("transcriptLeafId") if isinstance(data, Mapping) else None
-                run_id = event.get("runId")
-                if isinstance(leaf, str) and isinstance(run_id, str) and run_id:
-                    mapping[leaf] = run_id
-    except ReadError:
-        raise
+    with open_binary(path) as stream:
+        for raw in stream:
+            event = _loads(raw)
+            if event is None or event.get("type") != "context.compiled":
+                continue
+            data = event.get("data")
+            leaf = data.get("transcriptLeafId") if isinstance(data, Mapping) else None
+            run_id = event.get("runId")
+            if isinstance(leaf, str) and isinstance(run_id, str) and run_id:
+                mapping[leaf] = run_id
     return mapping
 
 

@@ -208,3 +208,14 @@ def test_header_after_blank_lines_still_names_the_session() -> None:
     assert [(type(e).__name__, e.line, e.session) for e in events] == [
         ("SessionHeader", 3, "named")
     ]
+
+
+def test_malformed_lines_point_at_the_column() -> None:
+    trace = list(read_trace("t", iter(lines_of('  {"tool": x}\n'))))
+    transcript = list(read_transcript("f", iter(lines_of('{"type":"session"}\n{"a": 1,}\n'))))
+    assert [p.render() for p in trace if isinstance(p, Malformed)] == [
+        "t:1:12: LC000 error: not a JSON line: Expecting value"
+    ]
+    assert [p.render() for p in transcript if isinstance(p, Malformed)] == [
+        "f:2:9: LC000 error: not a JSON line: Expecting property name enclosed in double quotes"
+    ]
