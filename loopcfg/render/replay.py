@@ -107,9 +107,10 @@ def _session_timeline(
         )
     for abort in aborts:
         run = f" in {_run_label(abort.run, abort.run_id)}" if abort.run else ""
+        rest = "that run" if abort.run else "the session"
         lines.append(
             f"  guard abort: line {abort.line}, {abort.tool} ×{abort.count}{run}"
-            f" ({abort.code}); the rest of that run is skipped"
+            f" ({abort.code}); the rest of {rest} is skipped"
         )
     lines.append("")
     return lines

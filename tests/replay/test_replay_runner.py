@@ -209,3 +209,12 @@ def test_real_run_id_named_after_the_runs_calls_is_reported_for_them() -> None:
     text_output = render_text([result])
     assert "[run-1 = abc-123]" in text_output and "[run-2]" in text_output
     assert '"runId": "abc-123"' in render_json([result])
+
+
+def test_abort_without_run_says_the_session_is_skipped() -> None:
+    result, _ = replay_trace(
+        jsonl({"type": "compaction"}, {"tool": "gateway", "args": {}, "result": "ABORT"})
+    )
+    assert "(compaction_loop_persisted); the rest of the session is skipped" in render_text(
+        [result]
+    )
