@@ -6,6 +6,7 @@ Tool arguments are never shown unless `show_args` (real transcripts hold persona
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -155,9 +156,11 @@ def _run_label(run: str | None, run_id: str | None) -> str:
 
 def _summary_table(sessions: Sequence[SessionStats]) -> list[str]:
     header = ("session", "calls", "skipped", "warnings", "blocks", "first block", "aborted")
+    names = Counter(s.session for s in sessions)
     rows = [
         (
-            s.session,
+            # Traces name sessions "default" unless told otherwise: say whose it is then.
+            s.session if names[s.session] == 1 else f"{s.session} ({s.file})",
             str(s.calls),
             str(s.skipped),
             str(s.warnings),

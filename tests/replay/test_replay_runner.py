@@ -218,3 +218,12 @@ def test_abort_without_run_says_the_session_is_skipped() -> None:
     assert "(compaction_loop_persisted); the rest of the session is skipped" in render_text(
         [result]
     )
+
+
+def test_summary_rows_name_the_file_when_session_names_repeat() -> None:
+    one, _ = replay_trace(jsonl({"tool": "read", "args": {}}))
+    other = replay_events(
+        "u.jsonl", read_trace("u.jsonl", iter(lines_of(jsonl({"tool": "a"})))), ScriptedSessions()
+    )
+    rows = render_text([one, other]).splitlines()[-3:-1]
+    assert [row.split("  ")[0] for row in rows] == ["default (t.jsonl)", "default (u.jsonl)"]
