@@ -14,7 +14,6 @@ and what was expected, at the offending token (a missing "," is reported where i
 from __future__ import annotations
 
 import re
-import unicodedata
 from bisect import bisect_right
 
 from loopcfg.diagnostics import Diagnostic, Related
@@ -42,22 +41,43 @@ _WS_CHARS = "\t\n\v\f\r \xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\uf
 _WS = re.compile(f"[{_WS_CHARS}]*")
 _LINE_BREAK = re.compile("\r\n|[\n\r\u2028\u2029]")
 _LINE_COMMENT = re.compile("//[^\n\r\u2028\u2029]*")
+
+
+class _Rare:
+    """A regex compiled on first use: escapes, non-ASCII keys and error messages need these,
+    most files never do, and compiling them all costs every run (see bench/validate_cold.py)."""
+
+    __slots__ = ("_compiled", "_pattern")
+
+    def __init__(self, pattern: str) -> None:
+        self._pattern = pattern
+        self._compiled: re.Pattern[str] | None = None
+
+    def compiled(self) -> re.Pattern[str]:
+        if self._compiled is None:
+            self._compiled = re.compile(self._pattern)
+        return self._compiled
+
+    def match(self, text: str, position: int) -> re.Match[str] | None:
+        return self.compiled().match(text, position)
+
+
 # Strings without escapes (nearly all of them) are one match; the rest go through chunks.
 _SIMPLE_STRING = {'"': re.compile(r'"([^"\\\n\r]*)"'), "'": re.compile(r"'([^'\\\n\r]*)'")}
-_STRING_CHUNK = {'"': re.compile(r'[^"\\\n\r]+'), "'": re.compile(r"[^'\\\n\r]+")}
+_STRING_CHUNK = {'"': _Rare(r'[^"\\\n\r]+'), "'": _Rare(r"[^'\\\n\r]+")}
 _NUMBER = re.compile(
     r"[+-]?(?:0[xX][0-9a-fA-F]+|Infinity|NaN"
     r"|(?:(?:0|[1-9][0-9]*)(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)"
 )
 # What the user probably meant as one token, for messages ("invalid number "01"").
-_LOOSE_NUMBER = re.compile(r"[+-]?(?:[0-9A-Za-z_$.]|(?<=[eE])[+-])*")
+_LOOSE_NUMBER = _Rare(r"[+-]?(?:[0-9A-Za-z_$.]|(?<=[eE])[+-])*")
 _ASCII_WORD = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
 # An unquoted key as written: ASCII name characters, \uXXXX escapes, any non-ASCII character
 # that is not whitespace; checked against ID_Start/ID_Continue afterwards.
-_LOOSE_KEY = re.compile(f"(?:[A-Za-z0-9_$]|\\\\(?:u[0-9A-Fa-f]{{4}})?|[^\\x00-\\x7f{_WS_CHARS}])+")
-_KEY_ESCAPE = re.compile(r"\\u([0-9A-Fa-f]{4})")
-_HEX2 = re.compile(r"[0-9A-Fa-f]{2}")
-_HEX4 = re.compile(r"[0-9A-Fa-f]{4}")
+_LOOSE_KEY = _Rare(f"(?:[A-Za-z0-9_$]|\\\\(?:u[0-9A-Fa-f]{{4}})?|[^\\x00-\\x7f{_WS_CHARS}])+")
+_KEY_ESCAPE = _Rare(r"\\u([0-9A-Fa-f]{4})")
+_HEX2 = _Rare(r"[0-9A-Fa-f]{2}")
+_HEX4 = _Rare(r"[0-9A-Fa-f]{4}")
 
 _ID_START = frozenset({"Lu", "Ll", "Lt", "Lm", "Lo", "Nl"})
 _ID_CONTINUE = _ID_START | {"Mn", "Mc", "Nd", "Pc"}
@@ -96,6 +116,8 @@ def _is_key_char(char: str, first: bool) -> bool:
         return True
     if not first and ("0" <= char <= "9" or char in "\u200c\u200d"):
         return True
+    import unicodedata  # only for non-ASCII keys
+
     return unicodedata.category(char) in (_ID_START if first else _ID_CONTINUE)
 
 
@@ -293,7 +315,7 @@ class _Parser:
         simple = _SIMPLE_STRING[quote].match(text, position)
         if simple is not None:
             return simple.group(1), simple.end()
-        chunk = _STRING_CHUNK[quote]
+        chunk = _STRING_CHUNK[quote].compiled()
         parts: list[str] = []
         cursor = position + 1
         while True:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import FrozenInstanceError
 from typing import Literal, TypeAlias
 
 PathPart: TypeAlias = str | int
@@ -19,58 +19,156 @@ Scalar: TypeAlias = bool | int | float | str | None
 _IDENTIFIER = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*\Z")
 
 
-@dataclass(frozen=True, slots=True)
-class Span:
+# The classes below are plain slotted classes, not dataclasses: every command imports this
+# module, and creating a dataclass compiles its generated methods at import time (0.3 to 0.7
+# ms per class here, measured for bench/validate_cold.py). They behave as the dataclasses they
+# replace did: the same constructor, repr and `__match_args__`; `Span` and `Comment` are frozen
+# values (equality and hash over their fields, `FrozenInstanceError` on assignment), the nodes
+# compare by identity (`eq=False`).
+
+
+def _repr(node: object, names: tuple[str, ...]) -> str:
+    shown = ", ".join(f"{name}={getattr(node, name)!r}" for name in names)
+    return f"{type(node).__qualname__}({shown})"
+
+
+class _Frozen:
+    """What `@dataclass(frozen=True, slots=True)` gives, over the subclass's `__slots__`."""
+
+    __slots__: tuple[str, ...] = ()
+
+    def _values(self) -> tuple[object, ...]:
+        return tuple(getattr(self, name) for name in self.__slots__)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is self.__class__:
+            return self._values() == other._values()
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        return _repr(self, self.__slots__)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+    def __reduce__(self) -> tuple[type, tuple[object, ...]]:
+        return (self.__class__, self._values())
+
+
+class Span(_Frozen):
     """A range in one file. Lines and columns are 1-based code points; `end_column` is exclusive."""
 
+    __slots__ = __match_args__ = ("file", "line", "column", "end_line", "end_column")
     file: str
     line: int
     column: int
     end_line: int
     end_column: int
 
+    def __init__(self, file: str, line: int, column: int, end_line: int, end_column: int) -> None:
+        set_field = object.__setattr__
+        set_field(self, "file", file)
+        set_field(self, "line", line)
+        set_field(self, "column", column)
+        set_field(self, "end_line", end_line)
+        set_field(self, "end_column", end_column)
+
     def start(self) -> tuple[int, int]:
         return (self.line, self.column)
 
 
-@dataclass(slots=True, eq=False)
 class Key:
     """An object key as written: its decoded name and the span of the key token."""
 
+    __slots__ = __match_args__ = ("name", "span")
     name: str
     span: Span | None
 
+    def __init__(self, name: str, span: Span | None) -> None:
+        self.name = name
+        self.span = span
 
-@dataclass(slots=True, eq=False)
+    def __repr__(self) -> str:
+        return _repr(self, self.__match_args__)
+
+
 class ScalarNode:
+    __slots__ = __match_args__ = ("value", "span", "path", "raw")
     value: Scalar
     span: Span | None
-    path: DocPath = ()
+    path: DocPath
     # The token as written (`0x1F`, `.5`, `'a'`), for messages; None when built from Python.
-    raw: str | None = None
+    raw: str | None
+
+    def __init__(
+        self, value: Scalar, span: Span | None, path: DocPath = (), raw: str | None = None
+    ) -> None:
+        self.value = value
+        self.span = span
+        self.path = path
+        self.raw = raw
+
+    def __repr__(self) -> str:
+        return _repr(self, self.__match_args__)
 
 
-@dataclass(slots=True, eq=False)
 class ArrayNode:
+    __slots__ = __match_args__ = ("items", "span", "path")
     items: list[Node]
     span: Span | None
-    path: DocPath = ()
+    path: DocPath
+
+    def __init__(self, items: list[Node], span: Span | None, path: DocPath = ()) -> None:
+        self.items = items
+        self.span = span
+        self.path = path
+
+    def __repr__(self) -> str:
+        return _repr(self, self.__match_args__)
 
 
-@dataclass(slots=True, eq=False)
 class Entry:
+    __slots__ = __match_args__ = ("key", "value")
     key: Key
     value: Node
 
+    def __init__(self, key: Key, value: Node) -> None:
+        self.key = key
+        self.value = value
 
-@dataclass(slots=True, eq=False)
+    def __repr__(self) -> str:
+        return _repr(self, self.__match_args__)
+
+
 class ObjectNode:
     """An object with its entries in source order, duplicates included (the last one wins)."""
 
+    __slots__ = __match_args__ = ("entries", "span", "path", "_index")
     entries: list[Entry]
     span: Span | None
-    path: DocPath = ()
-    _index: dict[str, Entry] | None = field(default=None, repr=False)
+    path: DocPath
+    _index: dict[str, Entry] | None
+
+    def __init__(
+        self,
+        entries: list[Entry],
+        span: Span | None,
+        path: DocPath = (),
+        _index: dict[str, Entry] | None = None,
+    ) -> None:
+        self.entries = entries
+        self.span = span
+        self.path = path
+        self._index = _index
+
+    def __repr__(self) -> str:
+        return _repr(self, ("entries", "span", "path"))
 
     def _lookup(self) -> dict[str, Entry]:
         if self._index is None:
@@ -115,27 +213,50 @@ class ObjectNode:
 Node: TypeAlias = ScalarNode | ArrayNode | ObjectNode
 
 
-@dataclass(frozen=True, slots=True)
-class Comment:
+class Comment(_Frozen):
     """A comment as written, delimiters included (`// x`, `/* x */`, `# x`)."""
 
+    __slots__ = __match_args__ = ("text", "span")
     text: str
     span: Span
+
+    def __init__(self, text: str, span: Span) -> None:
+        object.__setattr__(self, "text", text)
+        object.__setattr__(self, "span", span)
 
 
 Format: TypeAlias = Literal["json5", "json", "yaml"]
 
 
-@dataclass(slots=True, eq=False)
 class Document:
     """One parsed file: its tree, its comments and its text (for source lines under carets)."""
 
+    __slots__ = __match_args__ = ("file", "text", "root", "comments", "format", "_lines")
     file: str
     text: str
     root: Node
     comments: list[Comment]
     format: Format
-    _lines: list[str] | None = field(default=None, repr=False)
+    _lines: list[str] | None
+
+    def __init__(
+        self,
+        file: str,
+        text: str,
+        root: Node,
+        comments: list[Comment],
+        format: Format,
+        _lines: list[str] | None = None,
+    ) -> None:
+        self.file = file
+        self.text = text
+        self.root = root
+        self.comments = comments
+        self.format = format
+        self._lines = _lines
+
+    def __repr__(self) -> str:
+        return _repr(self, ("file", "text", "root", "comments", "format"))
 
     def line_text(self, line: int) -> str:
         """The text of a 1-based line without its terminator ('' when out of range)."""
