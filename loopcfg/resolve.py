@@ -147,7 +147,7 @@ def as_loaded(config: ConfigInput, *, env: Mapping[str, str] | None = None) -> L
     if isinstance(config, LoadedConfig):
         return config
     if isinstance(config, Mapping):
-        loaded = loaded_from_python(dict(config))
+        loaded = loaded_from_python(dict(config), env=env)  # ${VAR} only when env is given
     elif isinstance(config, str | os.PathLike):
         loaded = load_config(Path(config) if not isinstance(config, str) else config, env=env)
     else:

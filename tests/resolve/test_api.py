@@ -148,6 +148,15 @@ def test_env_substitutes_variables_in_files(tmp_path: Path) -> None:
         resolve_agent(config, "night", env={})
 
 
+def test_env_substitutes_in_a_dict_only_when_given() -> None:
+    config = {"agents": {"list": [{"id": "${AGENT}"}]}}
+    assert resolve_agent(config, "night", env={"AGENT": "night"}).found is True
+    # Without env, a dict holds final values: "${agent}" is an id like any other.
+    assert resolve_agent(config, "night").found is False
+    with pytest.raises(ConfigError):
+        resolve_agent(config, "night", env={})
+
+
 def test_exported_from_the_package() -> None:
     assert loopcfg.resolve_agent is resolve_agent
     assert loopcfg.EffectiveSettings is EffectiveSettings
