@@ -9,8 +9,8 @@ contributes nothing, so validation sees the rest of the config without cascading
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from loopcfg.diagnostics import Diagnostic, Related
 from loopcfg.source.nodes import ArrayNode, Document, Entry, Node, ObjectNode, ScalarNode, Span
@@ -66,9 +66,12 @@ def deep_merge(target: Node, source: Node) -> Node:
     return source
 
 
-@dataclass(frozen=True, slots=True)
-class _FileContext:
-    """The file whose `$include`s are being resolved, and how it was reached."""
+class _FileContext(NamedTuple):
+    """The file whose `$include`s are being resolved, and how it was reached.
+
+    A NamedTuple rather than a frozen dataclass: the class is defined at every start, and
+    defining a dataclass compiles its generated methods (see bench/validate_cold.py).
+    """
 
     real: Path  # symlinks resolved: what cycles are detected on
     display: str  # the name shown in messages and spans

@@ -10,7 +10,6 @@ with OpenClaw's messages, since JSON Schema cannot express them.
 
 from __future__ import annotations
 
-import difflib
 import re
 from functools import cache
 from typing import TYPE_CHECKING, Any
@@ -239,6 +238,8 @@ def suggest_key(name: str, group: str | None = None) -> str | None:
     wanted = _normalise(name)
     if wanted in by_normalised:
         return by_normalised[wanted]
+    import difflib  # only when a key is unknown
+
     close = difflib.get_close_matches(wanted, list(by_normalised), n=1, cutoff=0.75)
     return by_normalised[close[0]] if close else None
 
