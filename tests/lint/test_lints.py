@@ -537,3 +537,29 @@ def test_lc202_equal_to_global_and_to_default(linter: Linter) -> None:
 
 def test_lc202_never_in_the_global_block(linter: Linter) -> None:
     assert linter.codes(config(lines(historySize=30, enabled=True))) == []
+
+
+# -- errors: the broken part is skipped, the rest is still linted --
+
+
+def test_an_agent_with_errors_is_skipped_and_the_others_are_linted(linter: Linter) -> None:
+    text = config(
+        lines(enabled=True, historySize=12),
+        agent("a", 'enabled: "yes", historySize: 1')
+        + agent("b", "postCompactionGuard: { windowSize: 1 }"),
+    )
+    assert sorted((d.code, d.agent) for d in linter.all(text)) == [
+        ("LC002", None),
+        ("LC102", None),
+        ("LC102", None),
+        ("LC105", "b"),
+    ]
+
+
+def test_errors_in_the_global_block_skip_every_block_lint(linter: Linter) -> None:
+    text = config(
+        lines(enabled=True, historySize=0),
+        agent("a", "postCompactionGuard: { windowSize: 1 }") + agent("A"),
+    )
+    # Every agent reads the broken global block; ids and duplicate keys are still checked.
+    assert sorted(linter.codes(text)) == ["LC002", "LC106", "LC108"]
