@@ -108,7 +108,7 @@ class _Scope:
         return span, path, None
 
     def label(self, name: str, primary: str | None) -> str:
-        """How a value is named in a message: `here`, `default`, `raised`, `global at f:l:c`."""
+        """How a value is named: `here`, `default`, `raised from 15 (here)`, `global at f:l:c`."""
         adjustment = _adjustment_of(self, name)
         if adjustment is not None:
             here = " here" if name == primary else ""
