@@ -148,22 +148,39 @@ def display_width(text: str, tab_size: int = 4) -> int:
     return _expand(text, tab_size)[1][-1]
 
 
+# A source line longer than this (a minified config is one line) is cut to a window around the
+# column, marked with an ellipsis at the cut ends.
+_WINDOW = 160
+_BEFORE = 60
+
+
 def caret_lines(line_text: str, span: Span, tab_size: int = 4) -> tuple[str, str]:
     """The source line as shown and the marker line under it: `^` at the span's start column,
     `~` over the rest of the span on that line (to the end of the line for multi-line spans).
 
     Columns are code points (as in every diagnostic); the marker is placed in terminal cells,
-    so tabs and wide characters do not shift it.
+    so tabs and wide characters do not shift it. A line longer than 160 code points is shown
+    as a window of that size around the column, with `…` where it was cut.
     """
-    shown, starts = _expand(line_text, tab_size)
     length = len(line_text)
     first = min(max(span.column, 1), length + 1) - 1
     last = span.end_column - 1 if span.end_line == span.line else length
     last = min(max(last, first + 1), length + 1)
+    head = tail = ""
+    if length > _WINDOW:
+        start = min(max(first - _BEFORE, 0), max(length - _WINDOW, 0))
+        stop = start + _WINDOW
+        head = "…" if start > 0 else ""
+        tail = "…" if stop < length else ""
+        line_text = line_text[start:stop]
+        first -= start
+        last = min(last - start, len(line_text) + 1)
+        length = len(line_text)
+    shown, starts = _expand(line_text, tab_size)
     begin = starts[first]
     end = starts[last] if last <= length else starts[length] + (last - length)
     width = max(end - begin, 1)
-    return shown, " " * begin + "^" + "~" * (width - 1)
+    return head + shown + tail, " " * (begin + len(head)) + "^" + "~" * (width - 1)
 
 
 def _source_block(

@@ -264,3 +264,20 @@ def test_annotations_parse_back_as_github_reads_them(message: str, file: str) ->
         "title": "LC003",
     }
     assert _unescape(data) == printable(message)
+
+
+def test_a_long_line_is_cut_to_a_window_around_the_column() -> None:
+    line = "{" + ", ".join(f'"k{n}": {n}' for n in range(2000)) + "}"  # a minified config
+    column = line.index('"k1000"') + 1
+    shown, marker = caret_lines(line, span(1, column, 1, column + 7))
+    assert shown.startswith("…") and shown.endswith("…")
+    assert len(shown) == 160 + 2
+    caret = marker.index("^")
+    assert shown[caret : caret + 7] == '"k1000"' and marker[caret:] == "^" + "~" * 6
+    # Near the start, only the end is cut.
+    shown, marker = caret_lines(line, span(1, 2, 1, 6))
+    assert not shown.startswith("…") and shown.endswith("…") and marker == " ^~~~"
+    # Near the end (and past it), only the start is cut, and the caret stays on the text.
+    shown, marker = caret_lines(line, span(1, len(line) + 1, 1, len(line) + 2))
+    assert shown.startswith("…") and not shown.endswith("…")
+    assert marker.index("^") == len(shown)
