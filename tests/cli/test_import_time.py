@@ -70,3 +70,24 @@ def test_validate_yaml_does_import_ruamel(tmp_path: Path) -> None:
     assert present(modules, "ruamel")
     assert "loopcfg.source.yaml" in modules
     assert not present(modules, "loopcfg.engine")
+
+
+def test_loader_modules_define_no_dataclasses() -> None:
+    # Every command that reads a config imports these. Defining a dataclass compiles its
+    # generated methods on each start (about 15M instructions for the node classes alone,
+    # docs/performance.md "Validate (cold start)"), so they are plain slotted classes.
+    import dataclasses
+    import inspect
+
+    import loopcfg.source
+    from loopcfg.source import errors, json5, nodes
+
+    for module in (loopcfg.source, errors, json5, nodes):
+        classes = [
+            name
+            for name, value in vars(module).items()
+            if inspect.isclass(value)
+            and value.__module__ == module.__name__
+            and dataclasses.is_dataclass(value)
+        ]
+        assert classes == [], module.__name__
