@@ -11,6 +11,7 @@ from loopcfg.replay.configs import ConfigTable
 from loopcfg.replay.driver import EngineSessions, ReplayOptions
 from loopcfg.replay.runner import replay_events
 from loopcfg.replay.trace import read_trace
+from loopcfg.replay.transcript import read_transcript
 from loopcfg.settings import settings_from_block
 
 from .helpers import jsonl, lines_of
@@ -116,3 +117,43 @@ def test_replay_invariants(entries: list[dict[str, Any]]) -> None:
         assert stats.orphan_results <= sum(
             e.get("type") == "outcome" and e["session"] == stats.session for e in entries
         )
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 3) | st.text(max_size=5),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+roles = st.sampled_from(["user", "assistant", "toolResult", "bashExecution", 5, None])
+blocks = st.fixed_dictionaries(
+    {"type": st.sampled_from(["toolCall", "text", "thinking", None])},
+    optional={"id": st.sampled_from(["a", "b", 3]), "name": st.sampled_from(["read", 1]),
+              "arguments": json_values},
+)  # fmt: skip
+messages = st.fixed_dictionaries(
+    {"role": roles},
+    optional={"content": st.lists(blocks, max_size=3) | json_values,
+              "toolCallId": st.sampled_from(["a", "b", None, 7]),
+              "toolName": st.sampled_from(["read", None]), "isError": json_values,
+              "details": json_values, "provider": st.sampled_from(["openclaw", "x"]),
+              "openclawAbort": json_values},
+)  # fmt: skip
+entries = st.fixed_dictionaries(
+    {"type": st.sampled_from(["message", "compaction", "custom", "reset", "weird", None])},
+    optional={"message": messages | json_values, "id": st.sampled_from(["e1", "e2", 4]),
+              "customType": st.sampled_from(["openclaw:prompt-error", "x"]),
+              "data": json_values},
+)  # fmt: skip
+
+
+@given(st.lists(entries | json_values, max_size=25))
+def test_any_transcript_replays_without_raising(lines: list[Any]) -> None:
+    """Whatever the entries hold, the reader and the real engine never raise (07: skip, never
+    reject) and every malformed line is reported, not fatal."""
+    text = jsonl({"type": "session", "version": 3, "id": "fuzz"}, *lines)
+    events = read_transcript("f.jsonl", iter(lines_of(text)))
+    result = replay_events("f.jsonl", events, EngineSessions(ReplayOptions(table=TABLE)))
+    assert [s.session for s in result.sessions] == ["fuzz"]
+    assert all(p.line > 1 for p in result.problems)
