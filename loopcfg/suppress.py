@@ -1,7 +1,8 @@
 """Inline suppressions (`// loopcfg: ignore[LC102]`) and `--select` / `--ignore` (03 Selection).
 
 A suppression comment applies to a diagnostic whose primary position is on the comment's line
-or on the line below it (the comment "above" the finding). Codes are prefixes, as in ruff:
+(any of them, for a `/* */` over several lines) or on the line below its end (the comment
+"above" the finding). Codes are prefixes, as in ruff:
 `ignore[LC1]` covers LC101-LC109. Errors (LC0xx) are never suppressed, and a comment (or one
 code of it) that suppressed nothing is itself reported as LC109 at the comment. LC109 cannot be
 suppressed (a suppression of a suppression would hide nothing useful). While the file has errors,
@@ -38,7 +39,8 @@ class Suppression:
     used: set[str] = field(default_factory=set)
 
     def covers(self, line: int) -> bool:
-        return line in (self.span.line, self.span.line + 1)
+        """Its own lines (a `/* */` comment may span several) and the line below its end."""
+        return self.span.line <= line <= self.span.end_line + 1
 
     def matching(self, code: str) -> list[str]:
         return [prefix for prefix in self.codes if code.startswith(prefix)]

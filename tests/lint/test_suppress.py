@@ -78,6 +78,24 @@ def test_yaml_unused_suppression(linter: Linter) -> None:
     )
 
 
+def test_a_block_comment_over_several_lines_covers_the_line_below_its_end(
+    linter: Linter,
+) -> None:
+    text = block(
+        "      /* loopcfg: ignore[LC105]", "         the guard is tuned on purpose */", WINDOW_ONE
+    )
+    assert linter.codes(text) == []
+    text = block(
+        "      /* loopcfg: ignore[LC105]", "         two lines", "      */", "", WINDOW_ONE
+    )
+    assert linter.codes(text) == ["LC109", "LC105"]
+
+
+def test_a_directive_inside_a_string_is_not_a_suppression(linter: Linter) -> None:
+    text = '{\n  agents: { list: [\n    { id: "x // loopcfg: ignore[LC108]" },\n  ] },\n}\n'
+    assert linter.codes(text) == ["LC108"]
+
+
 def test_only_the_unused_codes_of_a_comment_are_reported(linter: Linter) -> None:
     text = block(WINDOW_ONE + " // loopcfg: ignore[LC105, LC107]")
     (found,) = [seen(d) for d in linter.all(text)]
