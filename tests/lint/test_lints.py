@@ -563,3 +563,11 @@ def test_errors_in_the_global_block_skip_every_block_lint(linter: Linter) -> Non
     )
     # Every agent reads the broken global block; ids and duplicate keys are still checked.
     assert sorted(linter.codes(text)) == ["LC002", "LC106", "LC108"]
+
+
+def test_lc107_in_yaml_the_later_value_is_used(linter: Linter) -> None:
+    text = "tools:\n  loopDetection:\n    enabled: true\n    historySize: 10\n    historySize: 40\n"
+    found = linter.one("LC107", text, "openclaw.yaml")
+    assert at(found) == where(text, "historySize: 40")
+    assert found.related == ((*where(text, "historySize: 10"), "first written here"),)
+    assert linter.codes(text, "openclaw.yaml") == ["LC107"]  # 40 is read: nothing unreachable
