@@ -12,8 +12,7 @@ import json
 import re
 import unicodedata
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from loopcfg.check import FileReport
 from loopcfg.diagnostics import Diagnostic
@@ -33,8 +32,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class RenderOptions:
+class RenderOptions(NamedTuple):
     """How to render: `source` shows source lines and carets (text on a tty), `color` ANSI."""
 
     source: bool = False
