@@ -41,15 +41,23 @@ def artifact_uri(name: str) -> str:
     return quote(path.as_posix(), safe="/")
 
 
-def _is_config(text: str) -> bool:
-    return text.lstrip().startswith(("{", "//"))
+def _fix_markdown(fix: str) -> str:
+    """The fix as Markdown: prose as it is, a config (from its first `{` or `//` line) fenced."""
+    lines = fix.rstrip().splitlines()
+    start = next(
+        (n for n, line in enumerate(lines) if line.lstrip().startswith(("{", "//"))), len(lines)
+    )
+    prose = "\n".join(lines[:start]).strip()
+    code = "\n".join(lines[start:])
+    fenced = f"```json5\n{code}\n```" if code else ""
+    return "\n\n".join(part for part in (prose, fenced) if part)
 
 
 def _help_markdown(rule: Rule) -> str:
-    fix = f"```json5\n{rule.fix.rstrip()}\n```" if _is_config(rule.fix) else rule.fix.strip()
     return (
         f"{rule.what}\n\n**Why it matters:** {rule.why}\n\n"
-        f"**Example**\n\n```json5\n{rule.example.rstrip()}\n```\n\n**Fix**\n\n{fix}\n\n"
+        f"**Example**\n\n```json5\n{rule.example.rstrip()}\n```\n\n"
+        f"**Fix**\n\n{_fix_markdown(rule.fix)}\n\n"
         f"`loopcfg explain {rule.code}` prints this entry."
     )
 

@@ -184,3 +184,14 @@ def test_the_schema_check_rejects_what_github_would() -> None:
     assert list(validator().iter_errors(log))
     del log["version"]
     assert len(list(validator().iter_errors(log))) >= 2
+
+
+def test_rule_help_fences_the_configs_of_a_fix() -> None:
+    rules = {rule["id"]: rule for rule in sarif_log([])["runs"][0]["tool"]["driver"]["rules"]}
+    lc005 = rules["LC005"]["help"]["markdown"]
+    prose, _, rest = lc005.partition("**Fix**\n\n")[2].partition("\n\n```json5\n{")
+    assert prose.startswith("Create ./loop-detection.json5") and rest
+    lc000 = rules["LC000"]["help"]["markdown"].partition("**Fix**\n\n")[2]
+    assert lc000.startswith("Name an existing") and "```" not in lc000
+    lc002 = rules["LC002"]["help"]["markdown"].partition("**Fix**\n\n")[2]
+    assert lc002.startswith("```json5\n{")
