@@ -231,3 +231,16 @@ def test_github_format_past_the_annotation_limit(tmp_path: Path) -> None:
         f"{config}:13:5",
     ]
     assert lines[13:] == ["Found 12 errors and 0 warnings in 1 file."]
+
+
+def test_config_path_variable_wins_and_a_missing_one_is_lc000(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "openclaw.json5").write_text("{}", encoding="utf-8")
+    named = tmp_path / "elsewhere.json5"
+    named.write_text(BROKEN, encoding="utf-8")
+    result = invoke("validate", env={"OPENCLAW_CONFIG_PATH": str(named)})
+    assert result.exit_code == 1 and result.stdout.startswith(f"{named}:2:2: LC003")
+    gone = invoke("validate", env={"OPENCLAW_CONFIG_PATH": str(tmp_path / "gone.json5")})
+    assert gone.exit_code == 2 and "LC000 error: no such file" in gone.stdout
