@@ -11,7 +11,6 @@ from __future__ import annotations
 import io
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, BinaryIO
 
@@ -31,15 +30,37 @@ from loopcfg.source.nodes import (
 __all__ = ["DEFAULT_MAX_BYTES", "LoadedConfig", "load_config", "loaded_from_python", "set_paths"]
 
 
-@dataclass(slots=True, eq=False)
 class LoadedConfig:
-    """What loading one config produced; `root` is None when there is no usable object."""
+    """What loading one config produced; `root` is None when there is no usable object.
 
+    A plain slotted class rather than a dataclass: defining a dataclass compiles its generated
+    methods on every start (see bench/validate_cold.py). Compared by identity, as before.
+    """
+
+    __slots__ = __match_args__ = ("file", "document", "documents", "root", "diagnostics")
     file: str
     document: Document | None
-    documents: dict[str, Document] = field(default_factory=dict)
-    root: ObjectNode | None = None
-    diagnostics: list[Diagnostic] = field(default_factory=list)
+    documents: dict[str, Document]
+    root: ObjectNode | None
+    diagnostics: list[Diagnostic]
+
+    def __init__(
+        self,
+        file: str,
+        document: Document | None,
+        documents: dict[str, Document] | None = None,
+        root: ObjectNode | None = None,
+        diagnostics: list[Diagnostic] | None = None,
+    ) -> None:
+        self.file = file
+        self.document = document
+        self.documents = {} if documents is None else documents
+        self.root = root
+        self.diagnostics = [] if diagnostics is None else diagnostics
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__match_args__)
+        return f"{type(self).__qualname__}({shown})"
 
     @property
     def ok(self) -> bool:

@@ -6,8 +6,7 @@ Each setting records the OpenClaw release range in which it is accepted, so that
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal, TypeAlias
+from typing import Literal, NamedTuple, TypeAlias
 
 Kind: TypeAlias = Literal["boolean", "positiveInteger"]
 
@@ -18,8 +17,11 @@ GROUPS: tuple[str, ...] = ("detectors", "postCompactionGuard")
 TARGET_RELEASE = "2026.7.0"
 
 
-@dataclass(frozen=True, slots=True)
-class Setting:
+class Setting(NamedTuple):
+    """One row of the key table (immutable). A NamedTuple rather than a frozen dataclass:
+    defining a dataclass compiles its generated methods on every start (bench/validate_cold.py).
+    """
+
     name: str  # dotted: "warningThreshold", "detectors.pingPong"
     attr: str  # the EffectiveSettings attribute
     kind: Kind
