@@ -14,11 +14,12 @@ guard_log = logging.getLogger("loopcfg.guard")
 class Guard:
     window_size: int
     remaining: int = 0
-    window: list[tuple[str, str, str]] = field(default_factory=list)
+    # How often each (tool, argsHash, resultHash) was seen in the current window.
+    window: dict[tuple[str, str, str], int] = field(default_factory=dict)
 
     def arm(self) -> None:
         self.remaining = self.window_size
-        self.window = []
+        self.window = {}
         guard_log.info("post-compaction guard armed for %d attempts", self.window_size)
 
     def observe(self, tool: str, args_hash: str, result_hash: str) -> None:
@@ -26,8 +27,7 @@ class Guard:
             return
         self.remaining -= 1
         entry = (tool, args_hash, result_hash)
-        self.window.append(entry)
-        matches = self.window.count(entry)
+        matches = self.window[entry] = self.window.get(entry, 0) + 1
         if matches >= self.window_size:
             self.remaining = 0
             guard_log.error(

@@ -11,7 +11,7 @@ from typing import Any
 
 from loopcfg.engine import verdicts as v
 from loopcfg.engine.guard import Guard
-from loopcfg.engine.history import History, Record, RunHistory
+from loopcfg.engine.history import History, Record
 from loopcfg.engine.verdicts import NO_VERDICT, LoopBlocked, LoopEvent, Verdict
 from loopcfg.hashing import args_hash, outcome_hash
 from loopcfg.settings import EffectiveSettings, settings_from_block
@@ -53,26 +53,17 @@ class Session:
     def check(self, tool: str, args: Any, *, run_id: str | None = None) -> Verdict:
         """The verdict for a call about to run; emitted verdicts also go to subscribers."""
         run = normalise_run_id(run_id)
-        with self.lock:
-            self.calls += 1
-            if not self.settings.detectors_active:
-                return NO_VERDICT
-            verdict = self._detect(tool, args, args_hash(tool, args), run)
-            if verdict.level == "none":
-                return verdict
-            verdict = replace(verdict, emitted=self._should_emit(verdict, run))
-            index = self.calls
-        if verdict.emitted:
-            self._emit(verdict, tool, run, index)
-        return verdict
+        if not self.settings.detectors_active:
+            with self.lock:
+                self.calls += 1
+            return NO_VERDICT
+        return self._check(tool, args, args_hash(tool, args), run)
 
     def record_call(
         self, tool: str, args: Any, *, run_id: str | None = None, call_id: str | None = None
     ) -> None:
         """The call is about to run: it enters history without an outcome."""
-        record = Record(tool, args_hash(tool, args), normalise_run_id(run_id), call_id)
-        with self.lock:
-            self.history.append(record)
+        self._record_call(tool, args_hash(tool, args), normalise_run_id(run_id), call_id)
 
     def record_outcome(
         self,
@@ -85,22 +76,63 @@ class Session:
         call_id: str | None = None,
     ) -> None:
         """Attach the outcome hash to its pending call; raises CompactionLoopPersisted."""
+        self._record_outcome(tool, args, None, result, error, normalise_run_id(run_id), call_id)
+
+    # The same three steps with the args hash computed once (used by `call`, whose handle
+    # records the outcome of exactly the call it checked).
+
+    def _check(self, tool: str, args: Any, h: str, run: str | None) -> Verdict:
+        with self.lock:
+            self.calls += 1
+            if not self.settings.detectors_active:
+                return NO_VERDICT
+            verdict = self._detect(tool, args, h, run)
+            if verdict.level == "none":
+                return verdict
+            verdict = replace(verdict, emitted=self._should_emit(verdict, run))
+            index = self.calls
+        if verdict.emitted:
+            self._emit(verdict, tool, run, index)
+        return verdict
+
+    def _record_call(self, tool: str, h: str, run: str | None, call_id: str | None) -> None:
+        record = Record(tool, h, run, call_id)
+        with self.lock:
+            self.history.append(record)
+
+    def _record_outcome(
+        self,
+        tool: str,
+        args: Any,
+        h: str | None,
+        result: Any,
+        error: Any,
+        run: str | None,
+        call_id: str | None,
+    ) -> None:
         result_hash, unknown = outcome_hash(
             tool, args, result, error, send_tools=self.hooks.send_tools
         )
         if result_hash is None:
             return
-        run = normalise_run_id(run_id)
-        h = args_hash(tool, args)
+        if h is None:
+            h = args_hash(tool, args)
         with self.lock:
-            record = self.history.find_pending(run, tool, h, call_id)
+            history = self.history
+            record = history.find_pending(run, tool, h, call_id)
             if record is None:
-                self.history.append(Record(tool, h, run, call_id, result_hash, unknown))
+                history.append(Record(tool, h, run, call_id, result_hash, unknown))
             else:
-                record.result_hash, record.unknown_tool = result_hash, unknown
+                history.attach(record, result_hash, unknown)
             guard = self.guards.get(run)
-            if guard is not None:
+            if guard is None:
+                return
+            self.guards.move_to_end(run)
+            try:
                 guard.observe(tool, h, result_hash)
+            finally:
+                if guard.remaining <= 0:  # window over (or aborted): the guard is done
+                    del self.guards[run]
 
     def forget_call(
         self, tool: str, args: Any, *, run_id: str | None = None, call_id: str | None = None
@@ -147,11 +179,13 @@ class Session:
         self, tool: str, args: Any, *, run_id: str | None = None, call_id: str | None = None
     ) -> Iterator[CallHandle]:
         """Check, refuse (LoopBlocked) on critical, record the call, then its outcome."""
-        verdict = self.check(tool, args, run_id=run_id)
+        run = normalise_run_id(run_id)
+        h = args_hash(tool, args)
+        verdict = self._check(tool, args, h, run)
         if verdict.level == "critical":
             raise LoopBlocked(verdict)
-        self.record_call(tool, args, run_id=run_id, call_id=call_id)
-        handle = CallHandle(self, tool, args, run_id, call_id, verdict)
+        self._record_call(tool, h, run, call_id)
+        handle = CallHandle(self, tool, args, h, run, call_id, verdict)
         try:
             yield handle
         except Exception as error:
@@ -167,15 +201,15 @@ class Session:
         action = args.get("action") if isinstance(args, dict) else None
         return tool == "process" and action in POLL_ACTIONS
 
-    def _detect(self, tool: str, args: Any, h: str, run: str | None) -> Verdict:
+    def _detect(self, tool: str, args: Any, h: str, run_id: str | None) -> Verdict:
         s = self.settings
-        history = self.history.run(run)
-        if history is None:
+        run = self.history.run(run_id)
+        if run is None:
             return NO_VERDICT
-        unknown, unknown_count = _unknown_tool_streak(history, tool)
+        unknown, unknown_count = History.unknown_tool_streak(run, tool)
         if unknown_count >= s.unknown_tool_threshold:
             return v.unknown_tool(tool, unknown, unknown_count)
-        latest, streak = _no_progress_streak(history, tool, h)
+        latest, streak = History.no_progress_streak(run, h)
         if streak >= s.global_circuit_breaker_threshold:
             return v.global_breaker(tool, h, latest, streak)
         poll = self.is_poll(tool, args)
@@ -185,13 +219,17 @@ class Session:
             if streak >= s.warning_threshold:
                 return v.poll_warning(tool, h, latest, streak)
         if s.ping_pong:
-            verdict = _ping_pong(history, h, s.warning_threshold, s.critical_threshold)
-            if verdict is not None:
-                return verdict
+            pong = History.ping_pong(run, h)
+            if pong is not None:
+                count, evidence, last = pong
+                if count >= s.critical_threshold and evidence:
+                    return v.ping_pong("critical", h, last.args_hash, count, last.tool)
+                if count >= s.warning_threshold:
+                    return v.ping_pong("warning", h, last.args_hash, count, last.tool)
         if not poll and s.generic_repeat:
             if streak >= s.critical_threshold:
                 return v.generic_critical(tool, h, latest, streak)
-            recent = len(history.by_signature.get(h, ()))
+            recent = History.recent_count(run, h)
             if recent >= s.warning_threshold:
                 return v.generic_warning(tool, h, recent)
         return NO_VERDICT
@@ -224,63 +262,6 @@ class Session:
         self.hooks.emit(event)
 
 
-def _unknown_tool_streak(history: RunHistory, tool: str) -> tuple[str | None, int]:
-    records = history.records
-    newest = records[-1]
-    if newest.tool != tool or newest.unknown_tool is None:
-        return None, 0
-    unknown = newest.unknown_tool
-    count = 0
-    for record in reversed(records):
-        if record.tool != tool or record.unknown_tool != unknown:
-            break
-        count += 1
-    return unknown, count
-
-
-def _no_progress_streak(history: RunHistory, tool: str, h: str) -> tuple[str | None, int]:
-    latest: str | None = None
-    count = 0
-    for record in reversed(history.by_signature.get(h, ())):
-        if record.result_hash is None or record.tool != tool:
-            continue
-        if latest is None:
-            latest = record.result_hash
-        elif record.result_hash != latest:
-            break
-        count += 1
-    return latest, count
-
-
-def _ping_pong(history: RunHistory, h: str, warning: int, critical: int) -> Verdict | None:
-    records = history.records
-    last = records[-1]
-    other = last.previous_other
-    if other is None or other.evicted or other.args_hash != h:
-        return None
-    tail = min(last.alternation, len(records))
-    if tail < 2:
-        return None
-    count = tail + 1
-    if count >= critical and _no_progress_evidence(records, tail, last.args_hash):
-        return v.ping_pong("critical", h, last.args_hash, count, last.tool)
-    if count >= warning:
-        return v.ping_pong("warning", h, last.args_hash, count, last.tool)
-    return None
-
-
-def _no_progress_evidence(records: Any, tail: int, last_hash: str) -> bool:
-    hashes: dict[bool, str] = {}
-    for offset in range(1, tail + 1):
-        record = records[-offset]
-        if record.result_hash is None:
-            return False
-        side = record.args_hash == last_hash
-        if hashes.setdefault(side, record.result_hash) != record.result_hash:
-            return False
-    return len(hashes) == 2
-
-
 class CallHandle:
     """The outcome half of `session.call(...)`."""
 
@@ -289,22 +270,27 @@ class CallHandle:
         session: Session,
         tool: str,
         args: Any,
+        args_hash: str,
         run_id: str | None,
         call_id: str | None,
         verdict: Verdict,
     ) -> None:
-        self.session, self.tool, self.args = session, tool, args
+        self.session, self.tool, self.args, self.args_hash = session, tool, args, args_hash
         self.run_id, self.call_id, self.verdict = run_id, call_id, verdict
         self.finished = False
 
     def done(self, result: Any) -> None:
-        self.finished = True
-        self.session.record_outcome(
-            self.tool, self.args, result=result, run_id=self.run_id, call_id=self.call_id
-        )
+        """Record the tool's result (raises CompactionLoopPersisted when the guard aborts)."""
+        self._finish(result, None)
 
     def failed(self, error: Any) -> None:
+        """Record the tool's error (an exception or a message)."""
+        self._finish(None, error)
+
+    def _finish(self, result: Any, error: Any) -> None:
+        if self.finished:
+            raise RuntimeError("this call's outcome is already recorded")
         self.finished = True
-        self.session.record_outcome(
-            self.tool, self.args, error=error, run_id=self.run_id, call_id=self.call_id
+        self.session._record_outcome(
+            self.tool, self.args, self.args_hash, result, error, self.run_id, self.call_id
         )

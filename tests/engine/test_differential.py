@@ -14,6 +14,9 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from loopcfg import CompactionLoopPersisted, LoopDetector
+from loopcfg.engine.history import History
+from loopcfg.hashing import args_hash
+from tests.engine import oracle as rescan
 from tests.engine.oracle import OracleDetector
 
 SEND_TOOLS = ("telegram",)
@@ -66,7 +69,10 @@ call_ops = st.tuples(
     st.booleans(),  # the outcome carries the call id
 )
 pending_ops = st.tuples(
-    st.sampled_from(["finish", "forget"]), st.integers(0, 50), st.integers(0, len(RESULTS) - 1)
+    st.sampled_from(["finish", "finish", "forget"]),
+    st.integers(0, 50),
+    st.integers(0, len(RESULTS) - 1),
+    st.sampled_from(ERRORS),
 )
 raw_outcomes = st.tuples(
     st.just("raw"),
@@ -95,7 +101,33 @@ blocks = st.fixed_dictionaries(
 reconfigures = st.tuples(st.just("reconfigure"), blocks)
 
 ops = st.one_of(call_ops, call_ops, call_ops, pending_ops, raw_outcomes, compactions, reconfigures)
-traces = st.lists(ops, max_size=90)
+traces = st.lists(ops, min_size=10, max_size=90)
+
+# Few signatures, few results, more pending calls: long ping-pongs, no-progress blocks split by
+# late outcomes, unknown-tool streaks interrupted by pending calls.
+NARROW = [0, 1, 12, 13]
+narrow_calls = st.tuples(
+    st.just("call"),
+    st.sampled_from(NARROW),
+    st.sampled_from([None, "r1"]),
+    st.booleans(),
+    st.sampled_from(["now", "later"]),
+    st.sampled_from([2, 3]),
+    st.sampled_from([None, None, "Tool nope not found"]),
+    st.booleans(),
+)
+narrow_raw = st.tuples(
+    st.just("raw"),
+    st.sampled_from(NARROW),
+    st.sampled_from([None, "r1"]),
+    st.sampled_from([2, 3]),
+    st.sampled_from([None, "Unknown tool: nope"]),
+)
+narrow_traces = st.lists(
+    st.one_of(narrow_calls, narrow_calls, narrow_calls, pending_ops, narrow_raw),
+    min_size=40,
+    max_size=120,
+)
 
 
 def _outcome(impl: Any, tool: str, args: Any, kw: dict[str, Any]) -> tuple[Any, ...] | None:
@@ -111,7 +143,39 @@ def _outcome_kw(result: int, error: Any, run: Any, call_id: Any) -> dict[str, An
     return {"result": RESULTS[result], "error": error, "run_id": run, "call_id": call_id}
 
 
-def run_trace(block: dict[str, Any], trace: list[tuple[Any, ...]]) -> None:
+def assert_same_streaks(engine: Any, oracle: Any) -> None:
+    """Every streak of 04 §4.5, for every run and every signature of the pool: the engine's
+    incremental values equal a rescan of the oracle's history (stronger than verdicts alone,
+    which only show a streak once it crosses a threshold)."""
+    history: History = engine.history
+    assert len(history) == len(oracle.history)
+    assert [(r.tool, r.args_hash, r.result_hash) for r in history] == [
+        (r.tool, r.args_hash, r.result_hash) for r in oracle.history
+    ]
+    for run_id in (None, "r1", "r2"):
+        scoped = [r for r in oracle.history if r.run_id == run_id]
+        run = history.run(run_id)
+        if run is None:
+            assert not scoped
+            continue
+        assert run.count == len(scoped)
+        for tool, args in CALLS:
+            h = args_hash(tool, args)
+            assert History.unknown_tool_streak(run, tool) == rescan.unknown_tool_streak(
+                scoped, tool
+            )
+            assert History.no_progress_streak(run, h) == rescan.no_progress_streak(scoped, tool, h)
+            same = [r for r in scoped if r.args_hash == h]
+            assert History.recent_count(run, h) == len(same)
+            sig = run.sigs.get(h)
+            if sig is not None:  # how many of the newest records of the signature have a hash
+                done = [r.result_hash is not None for r in reversed(same)] + [False]
+                assert sig.hashed_suffix() == done.index(False)
+            ours, theirs = History.ping_pong(run, h), rescan.ping_pong(scoped, h)
+            assert (ours and ours[:2]) == (theirs and theirs[:2]), (tool, args)
+
+
+def run_trace(block: dict[str, Any], trace: list[tuple[Any, ...]], *, deep: bool = False) -> None:
     """Drive engine and oracle in lock step; assert equality at every step."""
     engine = LoopDetector(block, send_tools=SEND_TOOLS, poll_tools=POLL_TOOLS)
     oracle = OracleDetector(block, extra_send_tools=SEND_TOOLS, extra_poll_tools=POLL_TOOLS)
@@ -125,6 +189,8 @@ def run_trace(block: dict[str, Any], trace: list[tuple[Any, ...]]) -> None:
         outs = [_apply(impl, op, pending, step) for impl in impls]
         assert outs[0] == outs[1], (step, op)
         assert engine_events == oracle_events, (step, op)
+        if deep:
+            assert_same_streaks(*impls)
         if op[0] == "call" and outs[0][0].level != "critical" and op[4] == "later":
             pending.append((CALLS[op[1]][0], CALLS[op[1]][1], op[2], f"c{step}" if op[3] else None))
         elif op[0] in ("finish", "forget") and pending:
@@ -151,7 +217,7 @@ def _apply(impl: Any, op: tuple[Any, ...], pending: list[Any], step: int) -> Any
         tool, args, run, call_id = pending[op[1] % len(pending)]
         if kind == "forget":
             return impl.forget_call(tool, args, run_id=run, call_id=call_id)
-        return _outcome(impl, tool, args, _outcome_kw(op[2], None, run, call_id))
+        return _outcome(impl, tool, args, _outcome_kw(op[2], op[3], run, call_id))
     if kind == "raw":
         _, which, run, result, error = op
         tool, args = CALLS[which]
@@ -193,3 +259,29 @@ BASE: dict[str, Any] = {
 @example(BASE, [("reconfigure", {**BASE, "historySize": 2}), *_repeat(0, 5)])
 def test_regressions(block: dict[str, Any], trace: list[tuple[Any, ...]]) -> None:
     run_trace(block, trace)
+
+
+def _later(call: int, with_id: bool = False) -> tuple[Any, ...]:
+    return ("call", call, None, with_id, "later", 2, None, False)
+
+
+@settings(max_examples=150)
+@given(blocks, narrow_traces)
+# forget a pending call between an older pending one and a newer hashed one (hashed suffix)
+@example(BASE, [_later(0), _later(0), *_repeat(0, 1, result=3), ("forget", 1, 0, None)])
+# a late unknown-tool error joins the streak after it; a forgotten pending call joins two
+@example(
+    BASE,
+    [_later(12, True), ("raw", 13, None, 0, "Tool nope not found"), _later(12, True),
+     ("raw", 12, None, 0, "Tool nope not found"), ("finish", 0, 0, "Tool nope not found"),
+     ("forget", 0, 0, None)],
+)  # fmt: skip
+# a late outcome splits a no-progress block; ping-pong healed by a forgotten call
+@example(
+    BASE,
+    [_later(0, True), *_repeat(0, 1), _later(0, True), *_repeat(0, 1), ("finish", 0, 3, None),
+     *(_repeat(0, 1) + _repeat(1, 1)) * 2, _later(12), *(_repeat(0, 1) + _repeat(1, 1)) * 2,
+     ("forget", 1, 0, None)],
+)  # fmt: skip
+def test_streaks_equal_rescans(block: dict[str, Any], trace: list[tuple[Any, ...]]) -> None:
+    run_trace(block, trace, deep=True)
