@@ -13,7 +13,7 @@ from decimal import Decimal
 from typing import Any
 
 _MAX_SAFE = 2**53
-_SURROGATE_OR_ASTRAL = re.compile("[\ud800-\udfff\U00010000-\U0010ffff]")
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -133,17 +133,42 @@ def _slow(value: Any, path: list[int]) -> str:
 
 
 def _fast_safe(value: Any) -> bool:
-    """Whether stdlib json gives the exact bytes: only plain types, safe ints, no floats."""
+    """Whether stdlib json gives the exact bytes: plain types, safe ints, no floats, and no
+    astral-plane keys (Python sorts them by code point, JavaScript by UTF-16 unit)."""
     kind = type(value)
     if kind is str or kind is bool or value is None:
         return True
     if kind is int:
         return bool(-_MAX_SAFE <= value <= _MAX_SAFE)
     if kind is dict:
-        return all(type(k) is str and _fast_safe(v) for k, v in value.items())
+        for key, item in value.items():
+            if type(key) is not str or (not key.isascii() and _ASTRAL.search(key)):
+                return False
+            if not _fast_safe(item):
+                return False
+        return True
     if kind is list:
-        return all(_fast_safe(item) for item in value)
+        return all(map(_fast_safe, value))
     return False
+
+
+# One encoder for every fast-path call (json.dumps would build one per call).
+_ENCODER = json.JSONEncoder(
+    ensure_ascii=False, check_circular=False, sort_keys=True, separators=(",", ":")
+)
+
+
+def _fast(value: Any) -> str | None:
+    """The stdlib rendering when it is provably the exact one, else None.
+
+    Lone (or paired) surrogates are left for the caller to detect: they are the only way the
+    stdlib text can still differ (JavaScript pairs or replaces them)."""
+    try:
+        if not _fast_safe(value):
+            return None
+    except RecursionError:  # a cycle or very deep nesting: the slow path handles both
+        return None
+    return _ENCODER.encode(value)
 
 
 def canonical_slow(value: Any) -> str:
@@ -153,23 +178,21 @@ def canonical_slow(value: Any) -> str:
 
 def canonical_json(value: Any) -> str:
     """OpenClaw's stable stringify of `value`."""
-    try:
-        safe = _fast_safe(value)
-    except RecursionError:  # a cycle: only the slow path renders "[Circular]"
-        safe = False
-    if safe:
-        try:
-            text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-        except (ValueError, RecursionError):
-            return canonical_slow(value)
-        # Astral keys sort differently in UTF-16; lone surrogates need U+FFFD: take the slow path.
-        if not _SURROGATE_OR_ASTRAL.search(text):
-            return text
+    text = _fast(value)
+    if text is not None and (text.isascii() or not _SURROGATE.search(text)):
+        return text
     return canonical_slow(value)
 
 
 def digest(value: Any) -> str:
-    return hashlib.sha256(canonical_json(value).encode("utf-8")).hexdigest()
+    """Lowercase hex SHA-256 of the UTF-8 canonical JSON of `value`."""
+    text = _fast(value)
+    if text is not None:
+        try:  # strict UTF-8 refuses surrogates: exactly the case the fast text may be wrong
+            return hashlib.sha256(text.encode("utf-8")).hexdigest()
+        except UnicodeEncodeError:
+            pass
+    return hashlib.sha256(canonical_slow(value).encode("utf-8")).hexdigest()
 
 
 # -- outcome hash rules (04 §4.4) ---------------------------------------------------------------
