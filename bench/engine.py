@@ -59,9 +59,10 @@ class TraceMaker:
         start = rng.randrange(len(self.pool) - size)
         return self.pool[start : start + size]
 
-    def session(self, index: int, length: int) -> list[Event]:
+    def session(self, index: int, length: int, scoped: bool | None = None) -> list[Event]:
         rng = random.Random(self.seed * 1_000_003 + index)
-        maker = _SessionTrace(self, rng, index, scoped=rng.random() > 0.1)
+        chance = rng.random() > 0.1
+        maker = _SessionTrace(self, rng, index, scoped=chance if scoped is None else scoped)
         while len(maker.events) < length:
             maker.episode()
         return maker.events[:length]
@@ -427,6 +428,12 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     arguments.add_argument("--hash-calls", type=int, default=100_000, help="prefix for hashing")
     arguments.add_argument("--memory-records", type=int, default=30_000, help="records per size")
+    arguments.add_argument(
+        "--long-calls",
+        type=int,
+        default=6000,
+        help="one session without run ids (detection sees all history), engine vs oracle",
+    )
     arguments.add_argument("--seed", type=int, default=4)
     arguments.add_argument("--quick", action="store_true", help="small sizes: a smoke run")
     options = arguments.parse_args(argv)
@@ -435,6 +442,7 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
         options.oracle_calls = min(options.oracle_calls, 3_000)
         options.hash_calls = min(options.hash_calls, 5_000)
         options.memory_records = min(options.memory_records, 6_000)
+        options.long_calls = min(options.long_calls, 1_000)
     return options
 
 
@@ -460,6 +468,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     )
     if oracle is None:
         print("oracle: tests/engine/oracle.py not found, oracle columns skipped")
+    long_session = [("long", maker.session(10**6, options.long_calls, scoped=False))]
     rows = []
     for size in HISTORY_SIZES:
         settings = settings_for(size)
@@ -481,6 +490,10 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
                 reference.verdicts == engine_prefix.verdicts
                 and reference.aborts == engine_prefix.aborts
             )
+            long_engine, _ = run(LoopDetector, settings, long_session)
+            long_oracle, _ = run(oracle, settings, long_session)
+            entry["long"] = (rate(long_engine), rate(long_oracle))
+            entry["agree"] = entry["agree"] and long_engine.verdicts == long_oracle.verdicts
         report["sizes"][size] = entry
         rows.append(entry)
     hash_prefix = list(trace_sessions(maker, lengths, options.hash_calls))
@@ -513,6 +526,17 @@ def print_report(report: dict[str, Any], options: argparse.Namespace) -> None:
             f"| {entry['engine_prefix']:,.0f} | {f'{oracle:,.0f}' if oracle else 'n/a'} "
             f"| {ratio} | {entry.get('agree', 'n/a')} |"
         )
+    if any("long" in entry for entry in sizes.values()):
+        print()
+        print(
+            f"one session of {options.long_calls} calls without run ids (every check sees the "
+            "whole history):"
+        )
+        print("| historySize | engine calls/s | oracle calls/s | engine / oracle |")
+        print("|---|---|---|---|")
+        for size, entry in sizes.items():
+            ours, theirs = entry["long"]
+            print(f"| {size} | {ours:,.0f} | {theirs:,.0f} | {ours / theirs:.1f}× |")
     print()
     print(
         f"hashing (loopcfg.hashing calls timed, first {options.hash_calls} calls, "
