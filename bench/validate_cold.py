@@ -17,7 +17,12 @@ every start while pip-installed check-jsonschema does not), so the timed command
 it and with PYTHONPYCACHEPREFIX=bench/.env/pycache: caches are written there after the
 warm-up, never into the work tree.
 
+With `--instructions` (needs valgrind) each command also runs once under cachegrind and the
+user-space instruction counts are printed: deterministic where wall times on a shared machine
+are not, so they show what a change saves (PYTHONHASHSEED is fixed for that run).
+
     .venv/bin/python bench/validate_cold.py [--repeat 30] [--file examples/openclaw.json5]
+                                            [--instructions]
 """
 
 from __future__ import annotations
@@ -117,36 +122,36 @@ def time_commands(
     return wall, cpu
 
 
-def import_offenders(file: str, env: dict[str, str], top: int) -> list[tuple[int, int, str]]:
-    """(self µs, cumulative µs, module) of `python -X importtime -m loopcfg validate FILE`.
-
-    Best of three runs per module (importtime is noisy), largest self time first.
-    """
-    best: dict[str, tuple[int, int]] = {}
+def import_times(file: str, env: dict[str, str], runs: int = 3) -> dict[str, tuple[int, int, int]]:
+    """module -> (self µs, cumulative µs, nesting depth) of `python -X importtime -m loopcfg
+    validate FILE`, the best of `runs` runs for each module (importtime is noisy)."""
+    best: dict[str, tuple[int, int, int]] = {}
     command = [sys.executable, "-X", "importtime", "-m", "loopcfg", "validate", file]
-    for _ in range(3):
+    for _ in range(runs):
         for line in run(command, env).stderr.splitlines():
-            match = re.match(r"import time:\s+(\d+) \|\s+(\d+) \| (.*)$", line)
+            match = re.match(r"import time:\s+(\d+) \|\s+(\d+) \| ( *)(\S.*)$", line)
             if match is None:
                 continue
-            own, cumulative, name = int(match[1]), int(match[2]), match[3]
+            own, cumulative, depth, name = int(match[1]), int(match[2]), len(match[3]), match[4]
             if name in best:
-                own = min(own, best[name][0])
-                cumulative = min(cumulative, best[name][1])
-            best[name] = (own, cumulative)
-    ranked = sorted(best.items(), key=lambda item: -item[1][0])
-    return [(own, cumulative, name) for name, (own, cumulative) in ranked[:top]]
+                own, cumulative = min(own, best[name][0]), min(cumulative, best[name][1])
+            best[name] = (own, cumulative, depth)
+    return best
 
 
-def top_level_imports(file: str, env: dict[str, str]) -> list[tuple[int, str]]:
-    """Cumulative µs of each top-level import of one importtime run, largest first."""
-    command = [sys.executable, "-X", "importtime", "-m", "loopcfg", "validate", file]
-    found = []
-    for line in run(command, env).stderr.splitlines():
-        match = re.match(r"import time:\s+\d+ \|\s+(\d+) \| (\S.*)$", line)
-        if match is not None:
-            found.append((int(match[1]), match[2]))
-    return sorted(found, reverse=True)
+def instructions(command: list[str], env: dict[str, str]) -> int:
+    """User-space instructions of one run of `command`, counted by valgrind's cachegrind."""
+    fixed = {**env, "PYTHONHASHSEED": "0"}
+    # A console script is a Python file: count the interpreter running it, not a shell.
+    if not command[0].endswith("python"):
+        command = [str(Path(command[0]).parent / "python"), *command]
+    valgrind = ["valgrind", "--tool=cachegrind", "--cache-sim=no"]
+    valgrind.append("--cachegrind-out-file=/dev/null")
+    done = run([*valgrind, *command], fixed)
+    found = re.search(r"I\s+refs:\s+([\d,]+)", done.stderr)
+    if found is None:
+        raise SystemExit(f"valgrind gave no instruction count for {command}:\n{done.stderr}")
+    return int(found[1].replace(",", ""))
 
 
 def versions(env: dict[str, str]) -> list[str]:
@@ -178,6 +183,9 @@ def main() -> None:
     arguments.add_argument("--repeat", type=int, default=30, help="timed runs per command")
     arguments.add_argument("--file", default=EXAMPLE, help="config to validate (repo-relative)")
     arguments.add_argument("--top", type=int, default=12, help="import-time offenders shown")
+    arguments.add_argument(
+        "--instructions", action="store_true", help="also count instructions with cachegrind"
+    )
     options = arguments.parse_args()
     ensure_bench_env()
     env = timing_env()
@@ -229,12 +237,25 @@ def main() -> None:
             f" ({verdict} the <= {TARGET}x target)"
         )
 
-    print("\nlargest top-level imports of `python -m loopcfg validate` (cumulative, one run):")
-    for cumulative, name in top_level_imports(file, env)[: options.top]:
+    if options.instructions:
+        counts = {name: instructions(command, env) for name, command in commands.items()}
+        print("\ninstructions (cachegrind, user space, one run each):")
+        for name, count in counts.items():
+            ratio = count / counts["check-jsonschema"]
+            print(f"  {name:30} {count / 1e6:8.1f} M  {ratio:5.2f}x")
+
+    times = import_times(file, env)
+    top_level = sorted(
+        ((cumulative, name) for name, (_, cumulative, depth) in times.items() if depth == 0),
+        reverse=True,
+    )
+    print("\nlargest top-level imports of `python -m loopcfg validate` (cumulative, best of 3):")
+    for cumulative, name in top_level[: options.top]:
         print(f"  {cumulative / 1000:7.1f} ms  {name}")
+    by_self = sorted(((own, cumulative, name) for name, (own, cumulative, _) in times.items()))
     print(f"\nlargest self import times (best of 3 runs, -X importtime), top {options.top}:")
-    for own, cumulative, name in import_offenders(file, env, options.top):
-        print(f"  {own / 1000:7.1f} ms self {cumulative / 1000:7.1f} ms cumulative  {name.strip()}")
+    for own, cumulative, name in reversed(by_self[-options.top :]):
+        print(f"  {own / 1000:7.1f} ms self {cumulative / 1000:7.1f} ms cumulative  {name}")
 
 
 if __name__ == "__main__":
