@@ -14,7 +14,6 @@ one written setting" (03). Plain-dict configs have no positions (all None).
 
 from __future__ import annotations
 
-import difflib
 import os
 import re
 from collections.abc import Mapping
@@ -337,6 +336,8 @@ def suggest_agents(config: ConfigInput, agent: str, *, limit: int = 3) -> list[s
     root = as_loaded(config).root
     ids = list(dict.fromkeys(entry.id for entry in agent_entries(root)))
     wanted = normalize_agent_id(agent)
+    import difflib  # only for an unknown agent; validate and lint import this module
+
     close = difflib.get_close_matches(wanted, ids, n=limit, cutoff=0.6)
     prefixed = [i for i in ids if (i.startswith(wanted) or wanted.startswith(i)) and i not in close]
     return [*close, *prefixed][:limit]

@@ -62,6 +62,17 @@ def test_validate_json5_imports_no_yaml_and_no_engine(tmp_path: Path) -> None:
         assert not present(modules, package), package
 
 
+def test_validate_of_a_valid_config_imports_no_difflib(tmp_path: Path) -> None:
+    # "did you mean" suggestions are the only use of difflib; a config without unknown keys
+    # or agents does not pay for importing it (docs/performance.md, cold validate).
+    modules = loaded_modules(tmp_path, "validate", str(EXAMPLES / "openclaw.json5"))
+    assert "loopcfg.validate" in modules and "loopcfg.resolve" in modules
+    assert "difflib" not in modules
+    config = tmp_path / "openclaw.json5"
+    config.write_text("{tools: {loopDetection: {historySise: 30}}}\n")
+    assert "difflib" in loaded_modules(tmp_path, "validate", str(config))
+
+
 def test_validate_yaml_does_import_ruamel(tmp_path: Path) -> None:
     # The counterpart of the test above: the probe does see a lazily imported parser.
     config = tmp_path / "openclaw.yaml"
