@@ -1,4 +1,4 @@
-"""Spec vectors of 04 and the engine's rules; the rescanning oracle is still to come."""
+"""Spec vectors of 04 and the engine's rules (the rescanning oracle is in oracle.py)."""
 
 from __future__ import annotations
 
