@@ -12,6 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import EXAMPLES, REPO
 
 # Run the CLI as `loopcfg ARGS...`, then write the names of every loaded module to a file.
@@ -113,3 +115,25 @@ def test_loader_and_validator_modules_define_no_dataclasses() -> None:
             and dataclasses.is_dataclass(value)
         ]
         assert classes == [], name
+
+
+def test_collector_off_for_short_commands_and_back_on_for_replay(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import gc
+
+    from loopcfg.cli import main
+
+    trace = tmp_path / "t.jsonl"
+    trace.write_text('{"tool": "read", "args": {}}\n')
+    try:
+        monkeypatch.setattr(sys, "argv", ["loopcfg", "validate", str(EXAMPLES / "openclaw.json5")])
+        with pytest.raises(SystemExit):
+            main()
+        assert not gc.isenabled()
+        monkeypatch.setattr(sys, "argv", ["loopcfg", "replay", str(trace), "--jobs", "1"])
+        with pytest.raises(SystemExit):
+            main()
+        assert gc.isenabled()
+    finally:
+        gc.enable()
