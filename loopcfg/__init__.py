@@ -21,6 +21,7 @@ _EXPORTS: dict[str, str] = {
     "Verdict": "loopcfg.engine",
     "LoopEvent": "loopcfg.engine",
     "resolve_agent": "loopcfg.resolve",
+    "ConfigError": "loopcfg.resolve",
     "normalize_agent_id": "loopcfg.resolve",
     "load_config": "loopcfg.config",
 }
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
     from loopcfg.engine import LoopEvent as LoopEvent
     from loopcfg.engine import Verdict as Verdict
     from loopcfg.facade import LoopDetector as LoopDetector
+    from loopcfg.resolve import ConfigError as ConfigError
     from loopcfg.resolve import normalize_agent_id as normalize_agent_id
     from loopcfg.resolve import resolve_agent as resolve_agent
     from loopcfg.settings import EffectiveSettings as EffectiveSettings

@@ -24,3 +24,11 @@ def test_resolve_agent_is_public() -> None:
     settings = loopcfg.resolve_agent({"tools": {"loopDetection": {"enabled": True}}})
     assert settings.detectors_active
     assert loopcfg.normalize_agent_id("Safe Runner") == "safe-runner"
+
+
+def test_config_error_is_public() -> None:
+    """`resolve_agent` raises ConfigError: callers must be able to catch it by its public name."""
+    assert "ConfigError" in loopcfg.__all__
+    with pytest.raises(loopcfg.ConfigError) as raised:
+        loopcfg.resolve_agent({"tools": {"loopDetection": {"historySize": 0}}})
+    assert raised.value.diagnostics[0].code == "LC002"
