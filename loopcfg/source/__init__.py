@@ -12,6 +12,7 @@ import stat
 import sys
 from typing import BinaryIO
 
+from loopcfg.diagnostics import Diagnostic
 from loopcfg.source.errors import SourceError, read_error, syntax_error
 from loopcfg.source.nodes import Document, Format, Span, split_lines
 
@@ -69,13 +70,22 @@ def _limit_text(max_bytes: int) -> str:
     return f"{mebibytes:g} MiB" if mebibytes == int(mebibytes) else f"{max_bytes} bytes"
 
 
+# Only `loopcfg validate` takes the option; resolve and replay read configs at the default limit.
+_LIMIT_HINT = "loopcfg validate --max-bytes N raises the limit"
+
+
+def _too_large(message: str, file: str) -> SourceError:
+    """LC000 for input over the size limit, with the option that raises it."""
+    return SourceError(Diagnostic.at("LC000", "error", message, None, file=file, hint=_LIMIT_HINT))
+
+
 def _read_file(path: str, max_bytes: int) -> bytes:
     try:
         info = os.stat(path)
         if stat.S_ISDIR(info.st_mode):
             raise read_error("is a directory, not a config file", path)
         if info.st_size > max_bytes:
-            raise read_error(
+            raise _too_large(
                 f"the file is larger than the {_limit_text(max_bytes)} limit "
                 f"({info.st_size} bytes)",
                 path,
@@ -89,7 +99,7 @@ def _read_file(path: str, max_bytes: int) -> bytes:
     except OSError as error:
         raise read_error(f"cannot read the file: {error.strerror or error}", path) from None
     if len(data) > max_bytes:  # it grew, or it is a device/pipe with no size
-        raise read_error(f"the file is larger than the {_limit_text(max_bytes)} limit", path)
+        raise _too_large(f"the file is larger than the {_limit_text(max_bytes)} limit", path)
     return data
 
 
@@ -103,7 +113,7 @@ def _read_stdin(stream: BinaryIO | None, max_bytes: int, name: str) -> bytes:
     except OSError as error:
         raise read_error(f"cannot read standard input: {error.strerror or error}", name) from None
     if len(data) > max_bytes:
-        raise read_error(f"the input is larger than the {_limit_text(max_bytes)} limit", name)
+        raise _too_large(f"the input is larger than the {_limit_text(max_bytes)} limit", name)
     return data
 
 

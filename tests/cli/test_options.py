@@ -90,6 +90,7 @@ def test_max_bytes_refuses_larger_files_with_lc000(config: Path) -> None:
     over = invoke("validate", "openclaw.json5", "--max-bytes", str(size - 1))
     assert over.exit_code == 2
     assert over.stdout.startswith("openclaw.json5: LC000 error: the file is larger than")
+    assert "(loopcfg validate --max-bytes N raises the limit)" in over.stdout
     at = invoke("validate", "openclaw.json5", "--max-bytes", str(size))
     assert at.exit_code == 1 and "LC003" in at.stdout
 
@@ -105,6 +106,7 @@ def test_max_bytes_applies_to_stdin() -> None:
     result = invoke("validate", "-", "--max-bytes", "10", stdin=BROKEN)
     assert result.exit_code == 2
     assert result.stdout.startswith("<stdin>: LC000 error: the input is larger than")
+    assert "--max-bytes N raises the limit" in result.stdout
 
 
 # -- usage errors ---------------------------------------------------------------------------------
