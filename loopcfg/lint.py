@@ -568,6 +568,14 @@ def lint_config(loaded: LoadedConfig) -> list[Diagnostic]:
     if loaded.root is None:
         return diagnostics
     error_paths = [d.path for d in config_errors(loaded)]
-    diagnostics.extend(_lc106_lc108_agent_ids(agent_entries(loaded.root), loaded.file))
+    # An id whose `${VAR}` failed is already reported (LC006): what it normalises to, or which
+    # other entry it collides with, says nothing about the id the user will actually have.
+    unresolved = {d.path for d in loaded.diagnostics if d.code == "LC006"}
+    entries = [
+        entry
+        for entry in agent_entries(loaded.root)
+        if format_path((*entry.path, "id")) not in unresolved
+    ]
+    diagnostics.extend(_lc106_lc108_agent_ids(entries, loaded.file))
     diagnostics.extend(_block_lints(loaded, error_paths))
     return diagnostics

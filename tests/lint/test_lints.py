@@ -471,6 +471,16 @@ def test_lc108_alone(linter: Linter) -> None:
     assert found.hint == 'write id: "ops-team"'
 
 
+def test_lc106_and_lc108_not_for_an_id_whose_variable_is_unset(linter: Linter) -> None:
+    """`${VAR}` that failed is LC006 already; its literal text is not the id the user gets."""
+    text = config(
+        "", agent("${OPENCLAW_AGENT_ID}") + agent("${OPENCLAW_AGENT_ID}") + agent("team-${TEAM}")
+    )
+    assert linter.codes(text) == ["LC006", "LC006", "LC006"]
+    # A resolved id next to them is still linted.
+    assert linter.codes(config("", agent("${UNSET_ID}") + agent("Main"))) == ["LC006", "LC108"]
+
+
 # -- LC201, LC202: information --
 
 
