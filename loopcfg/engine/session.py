@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import marshal
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
@@ -18,6 +19,11 @@ from loopcfg.settings import EffectiveSettings, settings_from_block
 
 MAX_WARNING_KEYS = 256
 MAX_GUARDS = 64
+# Args hashes remembered per session, so check, record_call and record_outcome of one call hash
+# its arguments once. Keyed by value (marshal bytes), so a mutated argument is a miss, not a
+# stale hash; large arguments are not kept.
+MEMO_SIZE = 8
+MEMO_MAX_BYTES = 4096
 POLL_ACTIONS = frozenset({"poll", "log"})
 
 
@@ -47,6 +53,27 @@ class Session:
         self.calls = 0
         self.warning_buckets: dict[str, int] = {}
         self.guards: OrderedDict[str | None, Guard] = OrderedDict()
+        self._memo: dict[tuple[str, bytes], str] = {}
+
+    def args_hash(self, tool: str, args: Any) -> str:
+        """`loopcfg.hashing.args_hash`, remembered for the last few calls' arguments.
+
+        Equal marshal bytes mean equal builtin values of equal types (marshal refuses anything
+        else), and the canonical JSON is a function of the value: a hit is exact."""
+        try:
+            key = marshal.dumps(args)
+        except (ValueError, TypeError, RecursionError):
+            return args_hash(tool, args)
+        if len(key) > MEMO_MAX_BYTES:
+            return args_hash(tool, args)
+        memo = self._memo
+        h = memo.get((tool, key))
+        if h is None:
+            h = args_hash(tool, args)
+            if len(memo) >= MEMO_SIZE:
+                memo.clear()
+            memo[(tool, key)] = h
+        return h
 
     # -- the host's calls ----------------------------------------------------------------------
 
@@ -57,13 +84,13 @@ class Session:
             with self.lock:
                 self.calls += 1
             return NO_VERDICT
-        return self._check(tool, args, args_hash(tool, args), run)
+        return self._check(tool, args, self.args_hash(tool, args), run)
 
     def record_call(
         self, tool: str, args: Any, *, run_id: str | None = None, call_id: str | None = None
     ) -> None:
         """The call is about to run: it enters history without an outcome."""
-        self._record_call(tool, args_hash(tool, args), normalise_run_id(run_id), call_id)
+        self._record_call(tool, self.args_hash(tool, args), normalise_run_id(run_id), call_id)
 
     def record_outcome(
         self,
@@ -116,7 +143,7 @@ class Session:
         if result_hash is None:
             return
         if h is None:
-            h = args_hash(tool, args)
+            h = self.args_hash(tool, args)
         with self.lock:
             history = self.history
             record = history.find_pending(run, tool, h, call_id)
@@ -140,7 +167,7 @@ class Session:
         """Drop a pending call the host vetoed after all (it never ran)."""
         run = normalise_run_id(run_id)
         with self.lock:
-            record = self.history.find_pending(run, tool, args_hash(tool, args), call_id)
+            record = self.history.find_pending(run, tool, self.args_hash(tool, args), call_id)
             if record is not None:
                 self.history.remove(record)
 
@@ -180,7 +207,7 @@ class Session:
     ) -> Iterator[CallHandle]:
         """Check, refuse (LoopBlocked) on critical, record the call, then its outcome."""
         run = normalise_run_id(run_id)
-        h = args_hash(tool, args)
+        h = self.args_hash(tool, args)
         verdict = self._check(tool, args, h, run)
         if verdict.level == "critical":
             raise LoopBlocked(verdict)
