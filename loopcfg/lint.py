@@ -238,7 +238,9 @@ def _lc102_unreachable(scope: _Scope) -> list[_Finding]:
         need = value - 1 if ping_pong else value
         if _was_adjusted(scope, name):
             source = _raise_chain(scope, name)[-1]
-            hint = f"raise historySize to at least {need} or lower {source} (the raise follows it)"
+            hint = (
+                f"raise historySize to at least {need} or lower {source}, which the raise follows"
+            )
         else:
             hint = f"lower {name} to at most {limit} or raise historySize to at least {need}"
         pair = name in ("warningThreshold", "criticalThreshold")  # the pingPong bound applies
@@ -330,7 +332,7 @@ def _lc105_window_one(scope: _Scope) -> list[_Finding]:
         f"{name} 1 makes the post-compaction guard abort the run on the first tool call after "
         "every compaction"
     )
-    hint = "use 2 or more (the default is 3)"
+    hint = "use 2 or more; the default is 3"
     return [_Finding("LC105", message, written.span, written.path, hint)]
 
 
@@ -344,7 +346,7 @@ def _lc201_enabled_false(scope: _Scope) -> list[_Finding]:
         hint = "remove enabled to keep the guard while the rolling detectors stay off"
     elif inherited.value is True:
         # An agent cannot unset what it inherits: without false it runs the detectors too.
-        hint = "without it the agent inherits enabled: true (detectors and guard on)"
+        hint = "without it the agent inherits enabled: true, which turns on the detectors too"
     else:
         hint = "remove enabled here and in the global block to keep the guard"
     return [_Finding("LC201", message, written.span, written.path, hint)]
@@ -410,7 +412,7 @@ def _lc106_lc108_agent_ids(entries: Sequence[AgentEntry], file: str) -> list[Dia
             f'("{earlier.raw_id}") has it already{same}, so OpenClaw ignores this entry'
         )
         related = (
-            (Related(earlier.id_span, f"agents.list[{earlier.index}] is the agent"),)
+            (Related(earlier.id_span, f'first entry with id "{entry.id}" (this one is used)'),)
             if earlier.id_span is not None
             else ()
         )

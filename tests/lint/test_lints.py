@@ -7,6 +7,9 @@ test says which token a finding must point at, independently of the parser's ari
 
 from __future__ import annotations
 
+import pytest
+
+from loopcfg.render.diagnostics import diagnostic_line
 from tests.lint.conftest import Linter, Seen, where
 
 
@@ -255,7 +258,7 @@ def test_lc102_raised_value_names_the_raise(linter: Linter) -> None:
         "globalCircuitBreakerThreshold 21 (raised from 5 here) can never fire"
     )
     assert breaker[0].hint == (
-        "raise historySize to at least 21 or lower criticalThreshold (the raise follows it)"
+        "raise historySize to at least 21 or lower criticalThreshold, which the raise follows"
     )
 
 
@@ -383,7 +386,7 @@ def test_lc105_window_one(linter: Linter) -> None:
         None,
         "postCompactionGuard.windowSize 1 makes the post-compaction guard abort the run on the "
         "first tool call after every compaction",
-        "use 2 or more (the default is 3)",
+        "use 2 or more; the default is 3",
         (),
     )
     assert linter.codes(config("      postCompactionGuard: { windowSize: 2 },\n")) == []
@@ -408,7 +411,7 @@ def test_lc106_duplicate_after_normalisation_and_lc108(linter: Linter) -> None:
         'duplicate agent id "safe-runner": agents.list[0] ("safe-runner") has it already after '
         "normalisation, so OpenClaw ignores this entry",
         "give this agent its own id or merge the two entries",
-        ((*first, "agents.list[0] is the agent"),),
+        ((*first, 'first entry with id "safe-runner" (this one is used)'),),
     )
     assert linter.one("LC108", text) == Seen(
         "LC108",
@@ -506,7 +509,9 @@ def test_lc201_agent_over_an_inherited_true(linter: Linter) -> None:
     found = linter.one("LC201", text)
     assert (*at(found), found.agent) == (*where(text, "enabled: false"), "a")
     assert found.message == 'agent "a": enabled: false also turns off the post-compaction guard'
-    assert found.hint == "without it the agent inherits enabled: true (detectors and guard on)"
+    assert found.hint == (
+        "without it the agent inherits enabled: true, which turns on the detectors too"
+    )
 
 
 def test_lc201_global_finding_once(linter: Linter) -> None:
@@ -581,3 +586,36 @@ def test_lc107_in_yaml_the_later_value_is_used(linter: Linter) -> None:
     assert at(found) == where(text, "historySize: 40")
     assert found.related == ((*where(text, "historySize: 10"), "first written here"),)
     assert linter.codes(text, "openclaw.yaml") == ["LC107"]  # 40 is read: nothing unreachable
+
+
+# -- how findings read --
+
+
+def _nesting(text: str) -> int:
+    depth = deepest = 0
+    for char in text:
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        deepest = max(deepest, depth)
+    return deepest
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        config("      postCompactionGuard: { windowSize: 1 },\n"),  # LC105
+        config(lines(enabled=True, historySize=5, globalCircuitBreakerThreshold=5)),  # LC102
+        config(lines(enabled=True), agent("a", "enabled: false")),  # LC201 (inherits true)
+        config(lines(enabled=False), agent("a", "enabled: false")),  # LC201, LC202
+        config(lines(enabled=True), agent("main") + agent("Main")),  # LC106, LC108
+        config(lines(enabled=True), agent("a", "warningThreshold: 25")),  # LC101
+        config(lines(warningThreshold=5)),  # LC103
+    ],
+)
+def test_no_brackets_inside_brackets_in_a_rendered_line(linter: Linter, text: str) -> None:
+    """`message (hint)` reads badly when the hint has brackets of its own: "(use 2 (or 3))"."""
+    found = linter.all(text)
+    assert found
+    for diagnostic in found:
+        assert _nesting(diagnostic_line(diagnostic)) <= 1, diagnostic_line(diagnostic)
+        for related in diagnostic.related:
+            assert _nesting(related.message) <= 1, related.message
