@@ -160,17 +160,20 @@ def _block_error(
         message = f"{where} must be an object, got {got}"
         return [_at_node("LC008", message, node, where, file)]
     name = ".".join(str(part) for part in inner)
+    # Named with its block, like LC003's "unknown key ... in <block>": the same setting can be
+    # wrong in the global block and in any agent's.
+    subject = f"{name} in {format_path(block)}"
     if len(inner) == 1 and inner[0] in GROUPS:
-        message = f"{name} must be an object, got {got}"
+        message = f"{subject} must be an object, got {got}"
         return [_at_node("LC002", message, node, where, file)]
     setting = SETTINGS_BY_NAME.get(name)
     if setting is None:  # pragma: no cover - the schema only types known settings
-        return [_at_node("LC002", f"{name} is not valid: {error.message}", node, where, file)]
+        return [_at_node("LC002", f"{subject} is not valid: {error.message}", node, where, file)]
     if setting.kind == "boolean":
-        message = f"{name} must be true or false, got {got}"
+        message = f"{subject} must be true or false, got {got}"
         hint = _boolean_hint(node)
     else:
-        message = f"{name} must be a positive integer, got {got}"
+        message = f"{subject} must be a positive integer, got {got}"
         hint = _integer_hint(node)
     return [_at_node("LC002", message, node, where, file, hint=hint)]
 

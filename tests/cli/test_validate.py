@@ -29,8 +29,8 @@ def test_errors_are_one_line_each_with_hint_and_summary(tmp_path: Path) -> None:
     assert output.splitlines() == [
         f'{config}:2:3: LC003 error: unknown key "warningThreshhold" in tools.loopDetection '
         '(did you mean "warningThreshold"?)',
-        f"{config}:3:16: LC002 error: historySize must be a positive integer, got 0 "
-        "(the smallest value is 1)",
+        f"{config}:3:16: LC002 error: historySize in tools.loopDetection must be a positive "
+        "integer, got 0 (the smallest value is 1)",
         "Found 2 errors and 0 warnings in 1 file.",
     ]
 

@@ -39,25 +39,49 @@ def _one(config: Any) -> Diagnostic:
 def test_lc002_thresholds(value: Any, shown: str) -> None:
     found = _one(_block(warningThreshold=value))
     assert (found.code, found.path) == ("LC002", "tools.loopDetection.warningThreshold")
-    assert found.message == f"warningThreshold must be a positive integer, got {shown}"
+    assert found.message == (
+        f"warningThreshold in tools.loopDetection must be a positive integer, got {shown}"
+    )
 
 
 def test_lc002_hints_and_other_kinds() -> None:
     assert _one(_block(historySize="10")).hint == "write 10 without quotes"
     assert _one(_block(historySize=0)).hint == "the smallest value is 1"
     found = _one(_block(enabled="true"))
-    assert found.message == 'enabled must be true or false, got a string ("true")'
+    assert (
+        found.message
+        == 'enabled in tools.loopDetection must be true or false, got a string ("true")'
+    )
     assert found.hint == "write true without quotes"
     found = _one(_block(detectors={"pingPong": 1}))
-    assert found.message == "detectors.pingPong must be true or false, got 1"
+    assert found.message == "detectors.pingPong in tools.loopDetection must be true or false, got 1"
     assert found.path == "tools.loopDetection.detectors.pingPong"
     found = _one(_block(postCompactionGuard=[]))
     assert (found.code, found.message) == (
         "LC002",
-        "postCompactionGuard must be an object, got an array",
+        "postCompactionGuard in tools.loopDetection must be an object, got an array",
     )
     found = _one(_block(postCompactionGuard={"windowSize": 2.5}))
-    assert found.message == "postCompactionGuard.windowSize must be a positive integer, got 2.5"
+    assert found.message == (
+        "postCompactionGuard.windowSize in tools.loopDetection must be a positive integer, got 2.5"
+    )
+
+
+def test_lc002_in_an_agents_block_names_the_block() -> None:
+    """Like LC003, LC002 says which block: the same setting can be wrong in several."""
+    agent = {"id": "b", "tools": {"loopDetection": {"detectors": {"pingPong": 1}}}}
+    found = _one({"agents": {"list": [{"id": "a"}, agent]}})
+    assert (found.code, found.path) == (
+        "LC002",
+        "agents.list[1].tools.loopDetection.detectors.pingPong",
+    )
+    assert found.message == (
+        "detectors.pingPong in agents.list[1].tools.loopDetection must be true or false, got 1"
+    )
+    unknown = {"id": "b", "tools": {"loopDetection": {"pingpong": True}}}
+    assert _one({"agents": {"list": [unknown]}}).message.endswith(
+        "in agents.list[0].tools.loopDetection"
+    )
 
 
 def test_one_point_zero_is_an_integer() -> None:
