@@ -124,7 +124,7 @@ narrow_raw = st.tuples(
     st.sampled_from([None, "Unknown tool: nope"]),
 )
 narrow_traces = st.lists(
-    st.one_of(narrow_calls, narrow_calls, narrow_calls, pending_ops, narrow_raw),
+    st.one_of(narrow_calls, narrow_calls, narrow_calls, pending_ops, narrow_raw, reconfigures),
     min_size=40,
     max_size=120,
 )
