@@ -5,7 +5,9 @@ with and without progress, repeats, ping-pong, message sends, errors, unknown to
 args ~200 bytes, results ~2 KB in exec / process poll / message-send shapes), drives the engine
 and the oracle through the same host loop (check, record_call, record_outcome) in the same run,
 and prints calls/s at historySize 30, 300 and 3000, the share of engine time spent hashing, and
-the memory per live session.
+the memory per live session. The oracle runs twice: with loopcfg.hashing as it is (fast path for
+canonical JSON included, the engine's hashing) and with straightforward hashing (the exact slow
+path forced, see `straightforward_hashing`; the hashes are checked identical on the prefix).
 
     .venv/bin/python bench/engine.py [--calls 1000000] [--sessions 1000] [--oracle-calls 20000]
     .venv/bin/python bench/engine.py --quick      # smoke run, seconds
@@ -22,6 +24,7 @@ import sys
 import time
 import tracemalloc
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -343,6 +346,75 @@ def load_oracle() -> Callable[[EffectiveSettings], Any] | None:
     return factory
 
 
+# -- straightforward hashing for the oracle ------------------------------------------------------
+
+
+def _no_fast_path(value: Any) -> None:
+    """`loopcfg.hashing._fast` that always declines: every value goes the exact slow path."""
+    return None
+
+
+@contextmanager
+def straightforward_hashing() -> Iterator[None]:
+    """Hash through the exact slow path of canonical JSON only (04 §4.3), for this block only.
+
+    `loopcfg.hashing.digest` and `canonical_json` take the stdlib fast path only when the
+    module-level `_fast` returns a text; they look it up at call time, so swapping it for one
+    that always returns None leaves every value to `canonical_slow`. Restored on exit. Used to
+    run the oracle as a fully straightforward implementation of 04 would hash."""
+    original = hashing_module._fast
+    hashing_module._fast = _no_fast_path
+    try:
+        yield
+    finally:
+        hashing_module._fast = original
+
+
+def hashes_of(sessions: Sequence[tuple[str, list[Event]]]) -> list[tuple[str, Any]]:
+    """Every argument hash and outcome hash the trace asks for, in order."""
+    hashes: list[tuple[str, Any]] = []
+    for _, events in sessions:
+        for tool, args, result, error, _, _ in events:
+            if tool is None:
+                continue
+            hashes.append(
+                (
+                    hashing_module.args_hash(tool, args),
+                    hashing_module.outcome_hash(tool, args, result=result, error=error),
+                )
+            )
+    return hashes
+
+
+def check_straightforward_hashing(sessions: Sequence[tuple[str, list[Event]]]) -> int:
+    """Hashes with the fast path and with the slow path forced must be identical on `sessions`,
+    and the forced run must really go through `canonical_slow`. Returns the number compared."""
+    fast = hashes_of(sessions)
+    slow_calls = 0
+    original_slow = hashing_module.canonical_slow
+
+    def counted(value: Any) -> str:
+        nonlocal slow_calls
+        slow_calls += 1
+        return original_slow(value)
+
+    hashing_module.canonical_slow = counted
+    try:
+        with straightforward_hashing():
+            slow = hashes_of(sessions)
+    finally:
+        hashing_module.canonical_slow = original_slow
+    if hashing_module._fast is _no_fast_path:
+        raise AssertionError("straightforward_hashing did not restore loopcfg.hashing._fast")
+    if slow != fast:
+        differing = sum(1 for a, b in zip(fast, slow, strict=True) if a != b)
+        raise AssertionError(f"slow-path hashes differ from fast-path ones on {differing} calls")
+    # One args digest per call, and one outcome digest per call that records one.
+    if slow_calls < len(slow):
+        raise AssertionError(f"slow path taken {slow_calls} times for {len(slow)} calls")
+    return len(fast)
+
+
 # -- hashing share and memory ---------------------------------------------------------------------
 
 
@@ -482,6 +554,13 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     )
     if oracle is None:
         print("oracle: tests/engine/oracle.py not found, oracle columns skipped")
+    else:
+        compared = check_straightforward_hashing(prefix)
+        report["hashes_compared"] = compared
+        print(
+            f"straightforward hashing: fast-path and slow-path hashes identical on all "
+            f"{compared} calls of the prefix"
+        )
     long_session = [("long", maker.session(10**6, options.long_calls, scoped=False))]
     rows = []
     for size in HISTORY_SIZES:
@@ -499,15 +578,23 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         }
         if oracle is not None:
             reference = best_of(oracle, settings, prefix)
+            with straightforward_hashing():
+                plain = best_of(oracle, settings, prefix)
             entry["oracle"] = rate(reference)
-            entry["agree"] = (
-                reference.verdicts == engine_prefix.verdicts
-                and reference.aborts == engine_prefix.aborts
+            entry["oracle_plain"] = rate(plain)
+            entry["agree"] = all(
+                other.verdicts == engine_prefix.verdicts and other.aborts == engine_prefix.aborts
+                for other in (reference, plain)
             )
             long_engine = best_of(LoopDetector, settings, long_session)
             long_oracle = best_of(oracle, settings, long_session)
-            entry["long"] = (rate(long_engine), rate(long_oracle))
-            entry["agree"] = entry["agree"] and long_engine.verdicts == long_oracle.verdicts
+            with straightforward_hashing():
+                long_plain = best_of(oracle, settings, long_session)
+            entry["long"] = (rate(long_engine), rate(long_oracle), rate(long_plain))
+            entry["agree"] = entry["agree"] and all(
+                other.verdicts == long_engine.verdicts and other.aborts == long_engine.aborts
+                for other in (long_oracle, long_plain)
+            )
         report["sizes"][size] = entry
         rows.append(entry)
     hash_prefix = list(trace_sessions(maker, lengths, options.hash_calls))
@@ -516,6 +603,10 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     }
     if oracle is not None:
         report["hashing"]["oracle"] = hashing_share(oracle, ("tests.engine",), hash_prefix, 30)
+        with straightforward_hashing():
+            report["hashing"]["oracle, straightforward hashing"] = hashing_share(
+                oracle, ("tests.engine",), hash_prefix, 30
+            )
     report["memory"] = {
         size: memory_per_session(maker, size, options.memory_records) for size in HISTORY_SIZES
     }
@@ -529,16 +620,17 @@ def print_report(report: dict[str, Any], options: argparse.Namespace) -> None:
     print(
         "| historySize | engine calls/s (full trace) | records held (mean / max) "
         f"| engine calls/s ({options.oracle_calls} prefix) | oracle calls/s (prefix) "
-        "| engine / oracle | verdicts agree |"
+        "| oracle, straightforward hashing, calls/s (prefix) "
+        "| engine / oracle | engine / oracle, straightforward hashing | verdicts agree |"
     )
-    print("|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|")
     for size, entry in sizes.items():
-        oracle = entry.get("oracle")
-        ratio = f"{entry['engine_prefix'] / oracle:.1f}×" if oracle else "n/a"
+        oracle, plain = entry.get("oracle"), entry.get("oracle_plain")
         print(
             f"| {size} | {entry['engine']:,.0f} | {entry['held_mean']:.0f} / {entry['held_max']} "
-            f"| {entry['engine_prefix']:,.0f} | {f'{oracle:,.0f}' if oracle else 'n/a'} "
-            f"| {ratio} | {entry.get('agree', 'n/a')} |"
+            f"| {entry['engine_prefix']:,.0f} | {_figure(oracle)} | {_figure(plain)} "
+            f"| {_ratio(entry['engine_prefix'], oracle)} | {_ratio(entry['engine_prefix'], plain)} "
+            f"| {entry.get('agree', 'n/a')} |"
         )
     if any("long" in entry for entry in sizes.values()):
         print()
@@ -546,11 +638,18 @@ def print_report(report: dict[str, Any], options: argparse.Namespace) -> None:
             f"one session of {options.long_calls} calls without run ids (every check sees the "
             "whole history):"
         )
-        print("| historySize | engine calls/s | oracle calls/s | engine / oracle |")
-        print("|---|---|---|---|")
+        print(
+            "| historySize | engine calls/s | oracle calls/s "
+            "| oracle, straightforward hashing, calls/s "
+            "| engine / oracle | engine / oracle, straightforward hashing |"
+        )
+        print("|---|---|---|---|---|---|")
         for size, entry in sizes.items():
-            ours, theirs = entry["long"]
-            print(f"| {size} | {ours:,.0f} | {theirs:,.0f} | {ours / theirs:.1f}× |")
+            ours, theirs, plain = entry["long"]
+            print(
+                f"| {size} | {ours:,.0f} | {theirs:,.0f} | {plain:,.0f} "
+                f"| {_ratio(ours, theirs)} | {_ratio(ours, plain)} |"
+            )
     print()
     print(
         f"hashing (loopcfg.hashing calls timed, first {options.hash_calls} calls, "
@@ -586,9 +685,24 @@ def print_report(report: dict[str, Any], options: argparse.Namespace) -> None:
             f"engine is {speedup:.1f}× the oracle at historySize {HISTORY_SIZES[0]} on the "
             f"{options.oracle_calls}-call prefix ({verdict} the ≥ 5× target)"
         )
+        plain_speedup = small["engine_prefix"] / small["oracle_plain"]
+        report["speedup_plain"] = plain_speedup
+        verdict = "meets" if plain_speedup >= 5 else "MISSES"
+        print(
+            f"engine is {plain_speedup:.1f}× the oracle with straightforward hashing at "
+            f"historySize {HISTORY_SIZES[0]} on the same prefix ({verdict} the ≥ 5× target)"
+        )
         disagreements = [size for size, entry in sizes.items() if not entry["agree"]]
         if disagreements:
             print(f"WARNING: engine and oracle verdicts differ at historySize {disagreements}")
+
+
+def _figure(value: float | None) -> str:
+    return f"{value:,.0f}" if value else "n/a"
+
+
+def _ratio(ours: float, theirs: float | None) -> str:
+    return f"{ours / theirs:.1f}×" if theirs else "n/a"
 
 
 if __name__ == "__main__":
