@@ -91,8 +91,9 @@ def check_file(
     )
     found = list(loaded.diagnostics)
     if loaded.root is not None:
-        found += validate_config(loaded)
-        found += lint_config(loaded)
+        validation = validate_config(loaded)
+        found += validation
+        found += lint_config(loaded, validation)  # validated once: the slow part of a check
     found = apply_suppressions(found, loaded.documents)
     found = select(found, opts.select, opts.ignore, verbose=opts.verbose)
     sources = {name: document.text for name, document in loaded.documents.items()}

@@ -11,8 +11,8 @@ When lints run: they read only parts without errors. Any LC0xx error inside (or 
 skips the block lints of that scope; an error in the global block skips every agent scope too
 (each one reads it); an error without a document path (an `$include` refusal) skips all block
 lints. LC106 and LC108 read only well-formed agent ids, and LC107 reads the documents, so those
-always run. `check.py` calls `lint_config` after `validate_config`; `lint_config` finds the
-errors itself, so it is safe to call on any loaded config.
+always run. `check.py` calls `lint_config` with the result of `validate_config`; without it
+`lint_config` validates itself, so it is safe to call on any loaded config.
 """
 
 from __future__ import annotations
@@ -31,7 +31,6 @@ from loopcfg.resolve import (
     agent_block,
     agent_entries,
     block_settings,
-    config_errors,
     global_block,
     merge_written,
     settings_for,
@@ -564,12 +563,23 @@ def _block_lints(loaded: LoadedConfig, error_paths: Sequence[str | None]) -> lis
     return diagnostics
 
 
-def lint_config(loaded: LoadedConfig) -> list[Diagnostic]:
-    """LC101-LC108, LC201, LC202 of a loaded config (unsorted; `check.py` sorts)."""
+def lint_config(
+    loaded: LoadedConfig, validation: Sequence[Diagnostic] | None = None
+) -> list[Diagnostic]:
+    """LC101-LC108, LC201, LC202 of a loaded config (unsorted; `check.py` sorts).
+
+    `validation` is what `validate_config(loaded)` returned, when the caller has it already
+    (`check.py` does): validation is the slow part of a check, so it must not run twice.
+    """
     diagnostics = _lc107_duplicate_keys(loaded)
     if loaded.root is None:
         return diagnostics
-    error_paths = [d.path for d in config_errors(loaded)]
+    if validation is None:
+        from loopcfg.validate import validate_config
+
+        validation = validate_config(loaded)
+    errors = [d for d in (*loaded.diagnostics, *validation) if d.severity == "error"]
+    error_paths = [d.path for d in errors]
     # An id whose `${VAR}` failed is already reported (LC006): what it normalises to, or which
     # other entry it collides with, says nothing about the id the user will actually have.
     unresolved = {d.path for d in loaded.diagnostics if d.code == "LC006"}

@@ -11,7 +11,7 @@ with OpenClaw's messages, since JSON Schema cannot express them.
 from __future__ import annotations
 
 import re
-from functools import cache
+from functools import cache, lru_cache
 from typing import TYPE_CHECKING, Any
 
 from loopcfg.diagnostics import Diagnostic, Related
@@ -201,7 +201,7 @@ def _boolean_hint(node: Node) -> str | None:
 
 def _unknown_keys(node: ObjectNode, block: DocPath, inner: DocPath, file: str) -> list[Diagnostic]:
     group = inner[0] if len(inner) == 1 and isinstance(inner[0], str) else None
-    allowed = [*group_keys(group), "$include"] if group else [*top_level_keys(), "$include"]
+    allowed = _allowed_keys(group)
     container = format_path((*block, *inner))
     diagnostics: list[Diagnostic] = []
     for entry in node.winning_entries():
@@ -219,9 +219,29 @@ def _unknown_keys(node: ObjectNode, block: DocPath, inner: DocPath, file: str) -
     return diagnostics
 
 
+@cache
+def _allowed_keys(group: str | None) -> frozenset[str]:
+    """The keys written directly in the block (or in one of its groups), `$include` too."""
+    keys = group_keys(group) if group is not None else top_level_keys()
+    return frozenset((*keys, "$include"))
+
+
 def _normalise(name: str) -> str:
     """`history_size`, `History-Size`, `historysize` all compare equal to `historySize`."""
     return re.sub(r"[_\-\s]", "", name).lower()
+
+
+@cache
+def _candidates(group: str | None) -> dict[str, str]:
+    """Normalised key -> the key as suggested, for the block's top level or one group."""
+    if group is not None:
+        shown = {leaf: leaf for leaf in group_keys(group)}
+    else:
+        shown = {key: key for key in top_level_keys()}
+        for group_name in GROUPS:
+            for leaf in group_keys(group_name):
+                shown.setdefault(leaf, f"{group_name}.{leaf}")
+    return {_normalise(key): key_shown for key, key_shown in shown.items()}
 
 
 def suggest_key(name: str, group: str | None = None) -> str | None:
@@ -230,15 +250,14 @@ def suggest_key(name: str, group: str | None = None) -> str | None:
     At the block's top level a group's key is suggested with its group (`pingPong` ->
     `detectors.pingPong`), since it is a common slip to write it one level too high.
     """
-    if group is not None:
-        candidates = {leaf: leaf for leaf in group_keys(group)}
-    else:
-        candidates = {key: key for key in top_level_keys()}
-        for group_name in GROUPS:
-            for leaf in group_keys(group_name):
-                candidates.setdefault(leaf, f"{group_name}.{leaf}")
-    by_normalised = {_normalise(key): shown for key, shown in candidates.items()}
-    wanted = _normalise(name)
+    return _suggest(_normalise(name), group)
+
+
+@lru_cache(maxsize=4096)
+def _suggest(wanted: str, group: str | None) -> str | None:
+    """One suggestion computation per normalised key text: a config that repeats a typo in
+    thousands of blocks (or a huge file of unknown keys) must not repeat the search each time."""
+    by_normalised = _candidates(group)
     if wanted in by_normalised:
         return by_normalised[wanted]
     import difflib  # only when a key is unknown

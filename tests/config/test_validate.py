@@ -256,3 +256,51 @@ def test_positions_in_an_included_file(write: Write) -> None:
     (found,) = validate_config(load_config(top, env={}))
     assert found.span is not None
     assert (found.span.file, found.span.line, found.span.column) == (str(included), 3, 16)
+
+
+# -- cost: counted, not timed --
+
+
+def test_one_suggestion_computation_per_distinct_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A typo repeated in thousands of agents' blocks is searched for once, not each time."""
+    import difflib
+
+    import loopcfg.validate as validate
+
+    calls: list[str] = []
+    real = difflib.get_close_matches
+
+    def counting(word: str, *args: Any, **kwargs: Any) -> list[str]:
+        calls.append(word)
+        return real(word, *args, **kwargs)
+
+    monkeypatch.setattr(difflib, "get_close_matches", counting)
+    validate._suggest.cache_clear()
+    block = {"histroySize": 5, "Histroy_Size": 6, "zzz": 1, "detectors": {"pingpnog": True}}
+    agents = [{"id": f"a{i}", "tools": {"loopDetection": block}} for i in range(300)]
+    found = _check({"tools": {"loopDetection": block}, "agents": {"list": agents}})
+    assert len([d for d in found if d.code == "LC003"]) == 4 * 301
+    # histroysize (both spellings normalise to it), zzz, and pingpnog within detectors.
+    assert sorted(calls) == ["histroysize", "pingpnog", "zzz"]
+    assert suggest_key("histroySize") == "historySize"  # cached: same answer, no new search
+    assert len(calls) == 3
+
+
+def test_check_validates_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`check_file` hands its validation to the lints instead of validating a second time."""
+    import loopcfg.validate as validate
+    from loopcfg.check import check_file
+
+    runs: list[str] = []
+    real = validate.validate_config
+
+    def counting(loaded: Any) -> list[Diagnostic]:
+        runs.append(loaded.file)
+        return real(loaded)
+
+    monkeypatch.setattr(validate, "validate_config", counting)
+    config = tmp_path / "openclaw.json5"
+    config.write_text("{ tools: { loopDetection: { historySize: 0, pingpong: true } } }\n")
+    report = check_file(str(config))
+    assert [d.code for d in report.diagnostics] == ["LC002", "LC003"]
+    assert runs == [str(config)]
