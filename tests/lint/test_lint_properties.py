@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from loopcfg import normalize_agent_id, resolve_agent
 from loopcfg.catalogue import RULES
@@ -80,3 +81,30 @@ def test_lc102_exactly_for_thresholds_above_the_counts(case: Any) -> None:
                 expected.add(name)
     found = {d.message.split(" ")[0] for d in _lint(config) if d.code == "LC102"}
     assert found == expected
+
+
+# -- which blocks errors taint: indexed, and the same answer as comparing every pair --
+
+_PARTS = st.sampled_from(["tools", "loopDetection", "agents", "list", "id", "detectors", "a.b"])
+_PATHS = st.lists(st.one_of(_PARTS, st.integers(0, 12)), max_size=6).map(lambda parts: tuple(parts))
+
+
+def _pairwise(error_paths: list[str | None], block: str) -> bool:
+    """The definition: an error without a path, or one at, inside or above the block."""
+
+    def within(path: str, prefix: str) -> bool:
+        return path == prefix or path.startswith((prefix + ".", prefix + "["))
+
+    return any(not p or within(p, block) or within(block, p) for p in error_paths)
+
+
+@settings(max_examples=300)
+@given(st.lists(st.one_of(st.none(), _PATHS), max_size=6), _PATHS)
+def test_error_index_taints_what_the_pairwise_definition_does(
+    errors: list[Any], block: tuple[Any, ...]
+) -> None:
+    from loopcfg.lint import _Errors
+    from loopcfg.source.nodes import format_path
+
+    error_paths = [None if e is None else format_path(e) for e in errors]
+    assert _Errors(error_paths).taint(block) == _pairwise(error_paths, format_path(block))
