@@ -53,6 +53,9 @@ def run_replay(command: CommandOptions) -> tuple[str, list[str], int]:
     results = _replay(files, baseline, jobs, "replay" if candidate is None else "replay a")
     notes.extend(_problems(results))
     code = _input_code(results)
+    if all(result.error is not None for result in results):
+        # Nothing was read: a summary of zero sessions would only hide the errors above it.
+        return "", notes, EXIT_USAGE
     if candidate is None:
         out = _render(results, command)
         return out, notes, max(code, _fail_code(results, command.fail_on))

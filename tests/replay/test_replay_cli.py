@@ -83,6 +83,23 @@ def test_unreadable_input_exits_2_with_one_line(scripted: None, tmp_path: Path) 
     assert result.exit_code == 2
     assert "missing.jsonl: LC000 error: cannot read" in result.stderr
     assert "Traceback" not in result.stderr + result.stdout
+    assert result.stdout == ""  # no summary table of zero sessions next to the error
+
+
+@pytest.mark.parametrize("options", [(), ("--format", "json"), ("--agent", "a", "--agent", "b")])
+def test_no_output_when_no_session_could_be_read(
+    scripted: None, tmp_path: Path, options: tuple[str, ...]
+) -> None:
+    result = run(str(tmp_path / "missing.jsonl"), str(tmp_path / "gone.jsonl"), *options)
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr.count("LC000 error: cannot read") == 2
+
+
+def test_a_table_when_some_session_could_be_read(scripted: None, tmp_path: Path) -> None:
+    trace = write(tmp_path, "t.jsonl", {"tool": "read", "args": {}})
+    result = run(trace, str(tmp_path / "missing.jsonl"))
+    assert result.exit_code == 2 and "total (1 session" in result.stdout
+    assert "missing.jsonl: LC000 error: cannot read" in result.stderr
 
 
 def test_missing_config_exits_2(tmp_path: Path) -> None:
