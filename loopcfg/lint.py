@@ -229,7 +229,7 @@ def _lc102_unreachable(scope: _Scope) -> list[_Finding]:
         span, path, primary = scope.locate(involved)
         bound = f"historySize {history} ({scope.label('historySize', primary)})"
         if ping_pong:
-            bound += " + 1 (a ping-pong count includes the current call)"
+            bound += " + 1, as a ping-pong count includes the current call"
         message = (
             f"{name} {value} ({scope.label(name, primary)}) can never fire: no count exceeds "
             f"{bound}"

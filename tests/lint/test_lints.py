@@ -187,7 +187,7 @@ def test_lc102_ping_pong_allows_history_plus_one(linter: Linter) -> None:
     assert at(found[0]) == where(text, "criticalThreshold")
     assert found[0].message == (
         f"criticalThreshold 22 (here) can never fire: no count exceeds historySize 20 (global at "
-        f"openclaw.json5:{line}:{column}) + 1 (a ping-pong count includes the current call)"
+        f"openclaw.json5:{line}:{column}) + 1, as a ping-pong count includes the current call"
     )
     assert (
         found[0].hint == "lower criticalThreshold to at most 21 or raise historySize to at least 21"
