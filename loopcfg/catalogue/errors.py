@@ -13,14 +13,18 @@ ERROR_RULES: tuple[Rule, ...] = (
         what=(
             "Reports a config file that cannot be read at all: it does not exist, it is a "
             "directory, it cannot be opened, or it is larger than the size limit (2 MiB by "
-            "default). The command exits with status 2, as for a usage error."
+            "default, `--max-bytes` to change it). The command exits with status 2, as for a "
+            "usage error."
         ),
         why=(
             "OpenClaw cannot start without reading its config; nothing else can be checked "
             "either, so this is the only diagnostic for that file."
         ),
         example="// loopcfg validate ./missing/openclaw.json5\n",
-        fix="Name an existing, readable config file (or raise the limit for very large ones).",
+        fix=(
+            "Name an existing, readable config file; for a very large one, raise the limit with "
+            "`loopcfg validate --max-bytes N`."
+        ),
     ),
     Rule(
         "LC001",
@@ -47,8 +51,9 @@ ERROR_RULES: tuple[Rule, ...] = (
         what=(
             "Reports a setting whose value has the wrong type or range: a threshold or size "
             'that is not a whole number of at least 1 (`1.5`, `0`, `-3`, `"10"`, `true`, '
-            "`null`), or a switch that is not `true`/`false`. `1.0` counts as the integer 1, "
-            "as it does in JSON5 and JavaScript."
+            "`null`), or a switch that is not `true`/`false`, and names the block it is in (the "
+            "global block or an agent's). `1.0` counts as the integer 1, as it does in JSON5 and "
+            "JavaScript."
         ),
         why=(
             "OpenClaw validates the block with a strict schema and refuses to start on a wrong "

@@ -43,6 +43,7 @@ def test_fix_is_clean(code: str, write: Write) -> None:
 def test_lc000_entry_is_documented() -> None:
     rule = RULES["LC000"]
     assert rule.severity == "error" and all((rule.what, rule.why, rule.example, rule.fix))
+    assert "--max-bytes" in rule.what and "--max-bytes" in rule.fix  # the way past the limit
 
 
 # -- every code of 03, its documentation, LC1xx/LC2xx examples, `explain` and docs/lints.md --
