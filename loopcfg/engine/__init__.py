@@ -1,5 +1,7 @@
 """The detector engine (04): pure library, imports settings and hashing only."""
 
+import logging
+
 from loopcfg.engine.detector import LoopDetector
 from loopcfg.engine.session import CallHandle, Session
 from loopcfg.engine.verdicts import (
@@ -9,6 +11,10 @@ from loopcfg.engine.verdicts import (
     Verdict,
     blocked_result,
 )
+
+# A library leaves logging to its host: without this, Python's last-resort handler would print
+# every warning and critical verdict on the host's stderr when the host configures no logging.
+logging.getLogger("loopcfg").addHandler(logging.NullHandler())
 
 __all__ = [
     "CallHandle",
