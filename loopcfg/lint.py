@@ -18,8 +18,7 @@ always run. `check.py` calls `lint_config` with the result of `validate_config`;
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from loopcfg.catalogue import severity_of
 from loopcfg.diagnostics import Diagnostic, Related
@@ -57,8 +56,7 @@ GUARD_SETTINGS = ("postCompactionGuard.windowSize",)
 _GLOBAL_PATH = format_path(GLOBAL_BLOCK)
 
 
-@dataclass(slots=True)
-class _Finding:
+class _Finding(NamedTuple):
     """A lint result before it becomes a Diagnostic (the agent prefix is added last)."""
 
     code: str
@@ -72,15 +70,14 @@ class _Finding:
         return (self.code, self.span, self.path, self.message)
 
 
-@dataclass(slots=True)
-class _Scope:
+class _Scope(NamedTuple):
     """One block as the runtime sees it: the global block alone, or one agent's merge."""
 
     agent: AgentEntry | None
     global_written: dict[str, Written]
     own: dict[str, Written]  # written in this scope's own block
-    merged: dict[str, Written] = field(default_factory=dict)
-    settings: EffectiveSettings = field(default_factory=EffectiveSettings)
+    merged: dict[str, Written]
+    settings: EffectiveSettings
 
     @classmethod
     def build(

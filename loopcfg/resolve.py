@@ -19,7 +19,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeAlias
 
 from loopcfg.diagnostics import Diagnostic
 from loopcfg.keys import SETTINGS
@@ -87,8 +87,7 @@ def normalize_agent_id(raw: str) -> str:
     return text or _DEFAULT_AGENT
 
 
-@dataclass(frozen=True, slots=True)
-class Written:
+class Written(NamedTuple):
     """One setting as written in one block: its value and where (key token, value token)."""
 
     name: str
@@ -364,8 +363,7 @@ def default_config_path(
     return str(fallback) if fallback.is_file() else None
 
 
-@dataclass(frozen=True, slots=True)
-class ResolveOutcome:
+class ResolveOutcome(NamedTuple):
     """What the command prints and its exit code."""
 
     stdout: str

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from loopcfg.catalogue import severity_of
 from loopcfg.diagnostics import Diagnostic
@@ -30,13 +30,12 @@ _DIRECTIVE = re.compile(r"loopcfg:\s*ignore\[([^\]]*)\]", re.IGNORECASE)
 _UNSUPPRESSIBLE = ("LC0", "LC109")
 
 
-@dataclass(slots=True)
-class Suppression:
+class Suppression(NamedTuple):
     """One `loopcfg: ignore[...]` comment: its codes, and which of them were used."""
 
     codes: tuple[str, ...]
     span: Span
-    used: set[str] = field(default_factory=set)
+    used: set[str]  # filled in as diagnostics are matched
 
     def covers(self, line: int) -> bool:
         """Its own lines (a `/* */` comment may span several) and the line below its end."""
@@ -51,7 +50,7 @@ def _parse(comment: Comment) -> Suppression | None:
     if match is None:
         return None
     codes = tuple(part.strip().upper() for part in match.group(1).split(",") if part.strip())
-    return Suppression(codes, comment.span)
+    return Suppression(codes, comment.span, set())
 
 
 def find_suppressions(document: Document) -> list[Suppression]:

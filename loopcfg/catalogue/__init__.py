@@ -6,13 +6,12 @@ so code, CLI help and docs cannot drift (the ruff pattern: one rule, one documen
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from loopcfg.diagnostics import Severity
 
 
-@dataclass(frozen=True, slots=True)
-class Rule:
+class Rule(NamedTuple):
     code: str
     name: str  # kebab-case, stable: SARIF rule name
     severity: Severity
