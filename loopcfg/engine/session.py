@@ -34,6 +34,29 @@ def normalise_run_id(run_id: str | None) -> str | None:
     return trimmed or None
 
 
+_LEAVES = (str, int, float, bool, type(None))
+
+
+def _plain(value: Any) -> bool:
+    """A tree of exact dict/list/tuple/str/int/float/bool/None (no cycles): the values whose
+    canonical JSON is determined by their marshal bytes."""
+    try:
+        return _plain_walk(value)
+    except RecursionError:
+        return False
+
+
+def _plain_walk(value: Any) -> bool:
+    kind = type(value)
+    if kind in _LEAVES:
+        return True
+    if kind is dict:
+        return all(type(k) in _LEAVES and _plain_walk(v) for k, v in value.items())
+    if kind is list or kind is tuple:
+        return all(map(_plain_walk, value))
+    return False
+
+
 @dataclass(frozen=True, slots=True)
 class Hooks:
     """What a session needs from its detector: host tool sets and the event sink."""
@@ -59,7 +82,11 @@ class Session:
         """`loopcfg.hashing.args_hash`, remembered for the last few calls' arguments.
 
         Equal marshal bytes mean equal builtin values of equal types (marshal refuses anything
-        else), and the canonical JSON is a function of the value: a hit is exact."""
+        else). Only JSON-shaped values are remembered: their canonical JSON is a function of the
+        marshal bytes, and bytes equal to theirs come from a value of the same shape, so a hit is
+        exact. Other marshallable values are not: marshal sorts a set's elements while its str()
+        follows the table order ({1, 9} and {9, 1} are equal, their texts differ), and a code
+        object's str() holds its address."""
         try:
             key = marshal.dumps(args)
         except (ValueError, TypeError, RecursionError):
@@ -70,6 +97,8 @@ class Session:
         h = memo.get((tool, key))
         if h is None:
             h = args_hash(tool, args)
+            if not _plain(args):
+                return h
             if len(memo) >= MEMO_SIZE:
                 memo.clear()
             memo[(tool, key)] = h

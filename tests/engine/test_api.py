@@ -353,3 +353,14 @@ def test_memo_is_keyed_by_value_and_bounded() -> None:
     for i in range(3 * MEMO_SIZE):
         session.args_hash("read", {"i": i})
     assert len(session._memo) <= MEMO_SIZE
+
+
+def test_memo_never_answers_for_a_value_whose_text_is_not_its_marshal_bytes() -> None:
+    # marshal sorts a set's elements, str() follows the hash table: equal sets, equal bytes,
+    # different texts; a code object's str() holds its address. Each must get its own hash.
+    first, second = {1, 9}, {9, 1}
+    assert str(first) != str(second)
+    codes = compile("1", "f", "eval"), compile("1", "f", "eval")
+    session = LoopDetector().session("k")
+    for args in ({"s": first}, {"s": second}, [codes[0]], [codes[1]]):
+        assert session.args_hash("t", args) == args_hash("t", args)
