@@ -261,15 +261,21 @@ def test_regressions(block: dict[str, Any], trace: list[tuple[Any, ...]]) -> Non
     run_trace(block, trace)
 
 
-def _later(call: int, with_id: bool = False) -> tuple[Any, ...]:
-    return ("call", call, None, with_id, "later", 2, None, False)
+def _later(call: int, with_id: bool = False, run: Any = None) -> tuple[Any, ...]:
+    return ("call", call, run, with_id, "later", 2, None, False)
+
+
+def _nope(call: int, n: int, run: Any = None) -> list[tuple[Any, ...]]:
+    """`n` outcomes reporting the tool missing, with no call recorded before them."""
+    return [("raw", call, run, 0, "Tool nope not found")] * n
 
 
 @settings(max_examples=150)
 @given(blocks, narrow_traces)
 # forget a pending call between an older pending one and a newer hashed one (hashed suffix)
 @example(BASE, [_later(0), _later(0), *_repeat(0, 1, result=3), ("forget", 1, 0, None)])
-# a late unknown-tool error joins the streak after it; a forgotten pending call joins two
+# a late unknown-tool error joins the streak after it (the closing forget finds nothing: the
+# raw outcome without call id already went to that pending call; see the examples below)
 @example(
     BASE,
     [_later(12, True), ("raw", 13, None, 0, "Tool nope not found"), _later(12, True),
@@ -282,6 +288,20 @@ def _later(call: int, with_id: bool = False) -> tuple[Any, ...]:
     [_later(0, True), *_repeat(0, 1), _later(0, True), *_repeat(0, 1), ("finish", 0, 3, None),
      *(_repeat(0, 1) + _repeat(1, 1)) * 2, _later(12), *(_repeat(0, 1) + _repeat(1, 1)) * 2,
      ("forget", 1, 0, None)],
+)  # fmt: skip
+# a late unknown-tool error bridges two blocks of the same unknown tool (3 + 1 + 2 = a streak of
+# 6, blocked), then the block loses its oldest records to eviction as history shrinks
+@example(
+    BASE,
+    [*_nope(12, 3), _later(13, True), *_nope(12, 2), ("finish", 0, 0, "Tool nope not found"),
+     _later(12), ("reconfigure", {**BASE, "historySize": 4}), _later(12)],
+)  # fmt: skip
+# a forgotten pending call joins two unknown-tool blocks (2 + 2 = 4, blocked), in a run whose id
+# is only whitespace away from "r1"
+@example(
+    BASE,
+    [*_nope(12, 2, "\t r1\n"), _later(13, True, "r1"), *_nope(12, 2, " r1"), ("forget", 0, 0, None),
+     _later(12, run="r1"), _later(12, run="r1 ")],
 )  # fmt: skip
 def test_streaks_equal_rescans(block: dict[str, Any], trace: list[tuple[Any, ...]]) -> None:
     run_trace(block, trace, deep=True)
