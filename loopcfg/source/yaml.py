@@ -55,6 +55,12 @@ def parse_yaml(text: str, file: str) -> Document:
         raise syntax_error(message, span, file) from None
     except YAMLError as error:
         raise syntax_error(f"YAML: {error}", Span(file, 1, 1, 1, 1), file) from None
+    except RecursionError:
+        # ruamel's composer recurses once per level and runs out of stack before our own
+        # depth check below can see the tree: the same refusal, without a position.
+        raise syntax_error(
+            f"nesting deeper than {MAX_DEPTH} levels", Span(file, 1, 1, 1, 1), file
+        ) from None
     if composed is None:
         raise syntax_error("the file has no value, only comments", Span(file, 1, 1, 1, 1), file)
     walker = _Walker(file, yaml)

@@ -180,3 +180,12 @@ def test_syntax_error_in_a_file(tmp_path: Path) -> None:
 def test_unknown_input_format_is_a_programming_error() -> None:
     with pytest.raises(ValueError, match="unknown input format"):
         parse_text("{}", "f", "toml")
+
+
+@pytest.mark.parametrize("text", ["[" * 1000 + "]" * 1000, "- " * 5000 + "1"])
+def test_yaml_nested_deeper_than_the_parser_can_recurse(text: str) -> None:
+    # ruamel's composer runs out of Python stack long before our depth check sees the tree.
+    with pytest.raises(SourceError) as caught:
+        parse_text(text, "f", "yaml")
+    assert caught.value.diagnostic.code == "LC001"
+    assert caught.value.diagnostic.message == "nesting deeper than 200 levels"
