@@ -11,7 +11,7 @@ import json
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import BinaryIO, Literal
+from typing import Any, BinaryIO, Literal
 
 from loopcfg.replay.events import ReadError
 
@@ -70,9 +70,18 @@ def detect_format(lines: NumberedLines) -> tuple[InputFormat, NumberedLines]:
     return detected, itertools.chain(peeked, lines)
 
 
+def loads(text: str | bytes) -> Any:
+    """`json.loads`, where a line nested deeper than Python's parser can go is a ValueError too
+    (a RecursionError would otherwise lose the whole file, not just that line)."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise ValueError("nested too deeply to parse") from None
+
+
 def _is_session_header(text: bytes) -> bool:
     try:
-        value = json.loads(text)
+        value = loads(text)
     except ValueError:
         return False
     return isinstance(value, dict) and value.get("type") == "session"

@@ -14,7 +14,7 @@ from loopcfg.replay.events import (
     Malformed,
     Outcome,
 )
-from loopcfg.replay.lines import NumberedLines, decode, json_problem
+from loopcfg.replay.lines import NumberedLines, decode, json_problem, loads
 
 DEFAULT_SESSION = "default"
 
@@ -49,7 +49,7 @@ def read_trace(file: str, lines: NumberedLines, *, run_scope: bool = True) -> It
 
 def _parse_line(file: str, number: int, text: str, run_scope: bool, indent: int) -> Event:
     try:
-        value = json.loads(text)
+        value = loads(text)
     except ValueError as error:
         column, reason = json_problem(error, indent)
         raise _BadLine(reason, column) from None

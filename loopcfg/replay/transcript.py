@@ -6,7 +6,6 @@ id, compaction retries (7.2), runs (7.3). Only pending calls are held in memory.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,7 +21,7 @@ from loopcfg.replay.events import (
     RunStart,
     SessionHeader,
 )
-from loopcfg.replay.lines import NumberedLines, decode, json_problem, open_binary
+from loopcfg.replay.lines import NumberedLines, decode, json_problem, loads, open_binary
 
 GATEWAY_PROVIDER = "openclaw"
 RUN_ID_CUSTOM_TYPES = frozenset({"openclaw:prompt-error", "openclaw:bootstrap-context:full"})
@@ -94,7 +93,7 @@ def read_transcript(
         if not text.strip():
             continue
         try:
-            entry = json.loads(text)
+            entry = loads(text)
         except ValueError as error:
             column, reason = json_problem(error)
             yield Malformed(file, number, column, reason)
@@ -298,7 +297,7 @@ def _loads(raw: bytes) -> dict[str, Any] | None:
     if text is None:
         return None
     try:
-        value = json.loads(text)
+        value = loads(text)
     except ValueError:
         return None
     return value if isinstance(value, dict) else None

@@ -78,6 +78,21 @@ def test_trace_line_not_utf8_is_reported_and_skipped() -> None:
     assert isinstance(events[1], Call)
 
 
+DEEP_LINE = "[" * 5000 + "]" * 5000
+
+
+def test_a_line_nested_too_deep_for_json_is_one_malformed_line() -> None:
+    # json.loads raises RecursionError (not ValueError) here: that lost the whole file.
+    text = f'{DEEP_LINE}\n{{"tool": "a", "args": {{}}}}\n'
+    trace = list(read_trace("t", iter(lines_of(text))))
+    assert isinstance(trace[0], Malformed) and "nested too deeply" in trace[0].render()
+    assert isinstance(trace[1], Call)
+    header = '{"type": "session", "version": 3, "id": "s"}'
+    transcript = list(read_transcript("t", iter(lines_of(f"{header}\n{DEEP_LINE}\n"))))
+    assert [type(e) for e in transcript][-1] is Malformed
+    assert detect_format(iter(lines_of(DEEP_LINE + "\n")))[0] == "trace"
+
+
 @given(st.lists(st.text(max_size=30), max_size=20))
 def test_trace_reader_never_raises(raw_lines: list[str]) -> None:
     text = "".join(line.replace("\n", " ") + "\n" for line in raw_lines)
