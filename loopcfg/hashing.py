@@ -232,10 +232,28 @@ VOLATILE_KEYS = frozenset(
         "createdAt",
     }
 )
+# JavaScript's \s (and what String.prototype.trim removes): WhiteSpace (with U+FEFF and every
+# Zs) and LineTerminator. Python's \s and str.strip() differ: they include U+001C-U+001F and
+# U+0085 and leave U+FEFF.
+JS_WHITESPACE = (
+    "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
+    "\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
+_S = f"[{JS_WHITESPACE}]"
+
+
+def js_trim(text: str) -> str:
+    """JavaScript's String.prototype.trim: 04 says trimmed/stripped in OpenClaw's terms."""
+    return text.strip(JS_WHITESPACE)
+
+
+# The patterns of 04 §4.4 rule 1 are JavaScript literals with /i and no /u: case folding maps
+# no non-ASCII character to an ASCII one (so [a-z] never matches U+017F or the Kelvin sign, as
+# Python's Unicode IGNORECASE would), hence re.ASCII, with \s spelt out as JavaScript's.
 _UNKNOWN_TOOL = (
-    re.compile(r"unknown tool[:\s]+[\"']?([a-z0-9_.-]+)[\"']?", re.IGNORECASE),
+    re.compile(rf"unknown tool[:{JS_WHITESPACE}]+[\"']?([a-z0-9_.-]+)[\"']?", re.I | re.A),
     re.compile(
-        r"tool\s+[\"']?([a-z0-9_.-]+)[\"']?\s+(?:not found|is not available)", re.IGNORECASE
+        rf"tool{_S}+[\"']?([a-z0-9_.-]+)[\"']?{_S}+(?:not found|is not available)", re.I | re.A
     ),
 )
 
@@ -247,7 +265,7 @@ def plan_shape(value: Any) -> dict[str, Any]:
     entries = plan if isinstance(plan, list) else []
     explanation = source.get("explanation")
     return {
-        "hasExplanation": isinstance(explanation, str) and explanation.strip() != "",
+        "hasExplanation": isinstance(explanation, str) and js_trim(explanation) != "",
         "planLength": len(entries),
         "statuses": [_plan_status(entry) for entry in entries],
         "stepPresence": [_plan_step(entry) for entry in entries],
@@ -261,7 +279,7 @@ def _plan_status(entry: Any) -> str | None:
 
 def _plan_step(entry: Any) -> bool:
     step = entry.get("step") if isinstance(entry, dict) else None
-    return isinstance(step, str) and step.strip() != ""
+    return isinstance(step, str) and js_trim(step) != ""
 
 
 def args_hash(tool: str, args: Any) -> str:
@@ -283,7 +301,7 @@ def error_message(error: Any) -> str:
 
 
 def unknown_tool_name(message: str) -> str | None:
-    stripped = message.strip()
+    stripped = js_trim(message)
     for pattern in _UNKNOWN_TOOL:
         match = pattern.search(stripped)
         if match:
@@ -302,7 +320,7 @@ def _text_of(result: Mapping[str, Any]) -> str:
         and isinstance(entry.get("type"), str)
         and isinstance(entry.get("text"), str)
     ]
-    return "\n".join(parts).strip()
+    return js_trim("\n".join(parts))
 
 
 def _str_or(value: Any, fallback: Any) -> Any:
@@ -316,7 +334,7 @@ def _exec_shape(details: Mapping[str, Any], text: str) -> dict[str, Any] | None:
     if status in ("completed", "failed"):
         exit_code = details.get("exitCode")
         aggregated = details.get("aggregated")
-        output = aggregated.strip() if isinstance(aggregated, str) else ""
+        output = js_trim(aggregated) if isinstance(aggregated, str) else ""
         return {
             "status": status,
             "exitCode": exit_code

@@ -14,7 +14,7 @@ from loopcfg.engine import verdicts as v
 from loopcfg.engine.guard import Guard
 from loopcfg.engine.history import History, Record
 from loopcfg.engine.verdicts import NO_VERDICT, LoopBlocked, LoopEvent, Verdict
-from loopcfg.hashing import args_hash, outcome_hash
+from loopcfg.hashing import args_hash, js_trim, outcome_hash
 from loopcfg.settings import EffectiveSettings, settings_from_block
 
 MAX_WARNING_KEYS = 256
@@ -30,7 +30,7 @@ POLL_ACTIONS = frozenset({"poll", "log"})
 def normalise_run_id(run_id: str | None) -> str | None:
     if run_id is None:
         return None
-    trimmed = str(run_id).strip()
+    trimmed = js_trim(str(run_id))
     return trimmed or None
 
 

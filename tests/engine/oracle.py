@@ -10,6 +10,7 @@ with `==`. Same API shape as the engine, so one driver runs both (also `bench/en
 from __future__ import annotations
 
 import logging
+import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -24,10 +25,17 @@ MAX_WARNING_KEYS = 256
 POLL_ACTIONS = ("poll", "log")
 
 
+# What JavaScript's trim() removes: WhiteSpace (TAB, VT, FF, ZWNBSP and every Zs) and
+# LineTerminator (LF, CR, LS, PS); not U+001C-U+001F or U+0085, which Python's strip() removes.
+JS_TRIMMED = "\t\v\f\ufeff\n\r\u2028\u2029" + "".join(
+    chr(c) for c in range(0x10000) if unicodedata.category(chr(c)) == "Zs"
+)
+
+
 def _normalise(run_id: str | None) -> str | None:
     if run_id is None:
         return None
-    return str(run_id).strip() or None
+    return str(run_id).strip(JS_TRIMMED) or None
 
 
 @dataclass

@@ -364,3 +364,17 @@ def test_memo_never_answers_for_a_value_whose_text_is_not_its_marshal_bytes() ->
     session = LoopDetector().session("k")
     for args in ({"s": first}, {"s": second}, [codes[0]], [codes[1]]):
         assert session.args_hash("t", args) == args_hash("t", args)
+
+
+def test_run_ids_are_trimmed_as_javascript_trims() -> None:
+    """04 §4.2: a run id is trimmed (String.prototype.trim: U+FEFF goes, U+001C stays), and an
+    empty one is absent."""
+    session = LoopDetector({"enabled": True, "warningThreshold": 2}).session("k")
+    for run in ("\ufeffr1", "r1\u2029", " r1"):
+        session.record_outcome("read", {"p": 1}, result="x", run_id=run)
+    assert session.check("read", {"p": 1}, run_id="r1").count == 3
+    for run in ("\x1c", "\x1c", "\x85"):
+        session.record_outcome("read", {"p": 2}, result="x", run_id=run)
+    assert session.check("read", {"p": 2}, run_id="\x1c").count == 2
+    assert session.check("read", {"p": 2}).level == "none"  # "\x1c" is a run id, not absent
+    assert session.check("read", {"p": 2}, run_id="\ufeff").level == "none"  # absent

@@ -56,7 +56,7 @@ RESULTS: list[Any] = [
 ]
 
 ERRORS: list[Any] = [None, "Tool nope not found", "Unknown tool: other", "boom"]
-RUNS = [None, "r1", " r1 ", "r2", ""]
+RUNS = [None, "r1", " r1 ", "\ufeffr1", "r2", "", "\x1c"]
 
 call_ops = st.tuples(
     st.just("call"),

@@ -15,7 +15,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from loopcfg.hashing import UNDEFINED, canonical_json, canonical_slow, digest, error_message
+from loopcfg.hashing import (
+    UNDEFINED,
+    canonical_json,
+    canonical_slow,
+    digest,
+    error_message,
+    outcome_hash,
+    plan_shape,
+    unknown_tool_name,
+)
 
 JS_VECTORS: list[tuple[Any, str]] = [
     ({"b": 2, "a": [1, "x", None, True]}, '{"a":[1,"x",null,true],"b":2}'),
@@ -142,6 +151,40 @@ def test_exception_as_object() -> None:
 )  # fmt: skip
 def test_error_messages_in_javascript_notation(error: Any, message: str) -> None:
     assert error_message(error) == message
+
+
+# 04 §4.4 rule 1's patterns are JavaScript literals with /i and no /u: no non-ASCII character
+# folds to an ASCII letter (U+017F long s, U+212A Kelvin sign), and \s is JavaScript's (with
+# U+FEFF, without U+001C-U+001F and U+0085).
+@pytest.mark.parametrize(
+    ("message", "unknown"),
+    [("Unknown tool: \u017fcript", None), ("unknown tool: s\u017f", "s"),
+     ("un\u212anown tool: nope", None), ("UNKNOWN TOOL: 'Nope'", "nope"),
+     ("Unknown tool:\ufeffnope", "nope"), ("Unknown tool:\x1cnope", None),
+     ("tool\u00a0nope not found", "nope"), ("tool nope\x85not found", None),
+     ('Tool "x.y" is not available', "x.y")],
+)  # fmt: skip
+def test_unknown_tool_patterns_match_as_javascript(message: str, unknown: str | None) -> None:
+    assert unknown_tool_name(message) == unknown
+
+
+def _text(text: str) -> dict[str, Any]:
+    return {"content": [{"type": "text", "text": text}]}
+
+
+def test_stripping_is_javascript_trim() -> None:
+    """Text, exec output and plan steps are trimmed as String.prototype.trim does: U+FEFF (a
+    file read with its byte order mark) goes, U+001C-U+001F and U+0085 stay."""
+    assert outcome_hash("read", {}, _text("\ufeffok\u3000")) == outcome_hash(
+        "read", {}, _text("ok")
+    )
+    assert outcome_hash("read", {}, _text("ok\x1c")) != outcome_hash("read", {}, _text("ok"))
+    assert outcome_hash("read", {}, _text("\x85ok")) != outcome_hash("read", {}, _text("ok"))
+    done = {"details": {"status": "completed", "exitCode": 0, "aggregated": "\ufeffok\n"}}
+    plain = {"details": {"status": "completed", "exitCode": 0, "aggregated": "ok"}}
+    assert outcome_hash("exec", {}, done) == outcome_hash("exec", {}, plain)
+    shape = plan_shape({"plan": [{"step": "\ufeff"}, {"step": "\x1f"}], "explanation": "\ufeff"})
+    assert shape["stepPresence"] == [False, True] and shape["hasExplanation"] is False
 
 
 def test_deep_nesting_takes_the_slow_path() -> None:
