@@ -9,6 +9,7 @@ contributes nothing, so validation sees the rest of the config without cascading
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 from typing import NamedTuple
 
@@ -177,9 +178,15 @@ class IncludeResolver:
             return None
 
     def _load(self, written: str, context: _FileContext) -> Node:
+        if "\x00" in written:
+            raise IncludeError(f'`$include` "{written}" is not a usable path: it holds a NUL')
         target = Path(written) if os.path.isabs(written) else context.real.parent / written
-        real = Path(os.path.realpath(target))
-        display = self._display_name(written, real, context)
+        try:
+            real = Path(os.path.realpath(target))
+            display = self._display_name(written, real, context)
+        except (OSError, ValueError) as error:  # a lone surrogate, a name the system refuses
+            reason = getattr(error, "strerror", None) or "not a file name the system accepts"
+            raise IncludeError(f'`$include` "{written}" is not a usable path: {reason}') from None
         where = f'`$include` "{written}" (resolved to {real})'
         if not real.is_relative_to(self.root_dir):
             raise IncludeError(f"{where} is outside the config directory {self.root_dir}")
@@ -203,11 +210,15 @@ class IncludeResolver:
     def _read(self, where: str, real: Path, display: str) -> Document:
         from loopcfg.source import SourceError, load_document
 
-        if not real.exists():
-            raise IncludeError(f"{where} does not exist")
-        if not real.is_file():
+        try:
+            info = real.stat()
+        except (FileNotFoundError, NotADirectoryError):
+            raise IncludeError(f"{where} does not exist") from None
+        except OSError as error:  # a name too long, a path through a file, no permission
+            raise IncludeError(f"{where} cannot be read: {error.strerror or error}") from None
+        if not stat.S_ISREG(info.st_mode):
             raise IncludeError(f"{where} is not a regular file")
-        size = real.stat().st_size
+        size = info.st_size
         if size > MAX_INCLUDE_BYTES:
             raise IncludeError(f"{where} is larger than 2 MiB ({size} bytes)")
         try:

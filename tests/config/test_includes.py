@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -257,3 +258,21 @@ def test_yaml_configs_include_json5_files(write: Write) -> None:
         "tools": {"loopDetection": {"enabled": True, "historySize": 40, "warningThreshold": 5}}
     }
     assert loaded.root.get("tools").get("loopDetection").get("warningThreshold").span.line == 4  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    ("written", "words"),
+    [
+        ("a\\u0000b", "is not a usable path: it holds a NUL"),  # os.path raised ValueError
+        ("\\ud800.json5", "is not a usable path"),  # UnicodeEncodeError
+        ("a" * 5000, "cannot be read: File name too long"),  # OSError from stat
+        ("ld.json5/x", "does not exist"),  # a path under a file
+        ("sub", "is not a regular file"),
+    ],
+)
+def test_include_paths_the_system_refuses_are_lc005(write: Write, written: str, words: str) -> None:
+    write("ld.json5", "{}")
+    write("sub/x.json5", "{}")
+    top = write("openclaw.json5", f'{{ $include: "{written}" }}')
+    diagnostic = _only(load_config(top, env={}))
+    assert diagnostic.message.startswith("`$include` ") and words in diagnostic.message
