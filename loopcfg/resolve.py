@@ -383,7 +383,7 @@ def run_resolve(
 
     A refusal prints the errors exactly as `validate` prints them (the same renderer).
     """
-    from loopcfg.render.diagnostics import diagnostic_line
+    from loopcfg.render.diagnostics import diagnostic_line, printable
     from loopcfg.render.resolve import render
 
     errors = config_errors(loaded)
@@ -396,7 +396,8 @@ def run_resolve(
     notes: list[str] = []
     code = 0
     if agent is not None and not settings.found:
-        notes.append(_unknown_agent_note(loaded, agent))
+        # The id comes straight from the command line: one printable line whatever it holds.
+        notes.append(printable(_unknown_agent_note(loaded, agent)))
         code = 1 if strict else 0
     return ResolveOutcome(render([settings], output_format, every=False), tuple(notes), code)
 

@@ -8,7 +8,6 @@ related locations as notes; `color=True` adds ANSI colours.
 
 from __future__ import annotations
 
-import json
 import re
 import unicodedata
 from collections.abc import Callable, Mapping, Sequence
@@ -16,6 +15,7 @@ from typing import Any, NamedTuple
 
 from loopcfg.check import FileReport
 from loopcfg.diagnostics import Diagnostic
+from loopcfg.render import json_text
 from loopcfg.source.nodes import Span, split_lines
 
 __all__ = [
@@ -42,9 +42,10 @@ class RenderOptions(NamedTuple):
 
 # Characters that must not reach a terminal or a log as they are: line breaks (one problem is
 # one line; a key named "x\n::error::..." must not become a workflow command), escape sequences
-# and bidirectional overrides (which reorder what is shown).
+# and bidirectional overrides (which reorder what is shown); lone surrogates (a JSON5 string
+# may hold one) because UTF-8 cannot encode them: writing them would fail.
 _UNPRINTABLE = re.compile(
-    "[\x00-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u061c\u202a-\u202e\u2066-\u2069]"
+    "[\x00-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u061c\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
 )
 _SHORT_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
@@ -280,7 +281,7 @@ def render_json(reports: Sequence[FileReport], options: RenderOptions | None = N
         ],
         "summary": counts(reports),
     }
-    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    return json_text(document) + "\n"
 
 
 # -- the table ------------------------------------------------------------------------------------

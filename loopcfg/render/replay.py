@@ -10,6 +10,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from loopcfg.render import json_text
 from loopcfg.replay.runner import FileReplay, ReplayAbort, ReplayEvent, SessionStats
 
 if TYPE_CHECKING:
@@ -74,7 +75,15 @@ def render_json(results: Sequence[FileReplay], *, show_args: bool = False) -> st
         "aborts": [abort_json(a) for r in results for a in r.aborts],
         "sessions": [session_json(s) for r in results for s in r.sessions],
     }
-    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    return json_text(document) + "\n"
+
+
+def _joined(lines: Sequence[str]) -> str:
+    """The output lines, each kept one printable line: session ids, tool names and arguments
+    come from the recorded files and may hold line breaks, escape sequences or lone surrogates."""
+    from loopcfg.render.diagnostics import printable
+
+    return "".join(printable(line) + "\n" for line in lines)
 
 
 def render_text(results: Sequence[FileReplay], *, show_args: bool = False) -> str:
@@ -85,7 +94,7 @@ def render_text(results: Sequence[FileReplay], *, show_args: bool = False) -> st
             mine = [e for e in events.get(stats.session, []) if e.emitted]
             lines.extend(_session_timeline(stats, mine, aborts.get(stats.session, []), show_args))
     lines.extend(_summary_table([s for r in results for s in r.sessions]))
-    return "\n".join(lines) + "\n"
+    return _joined(lines)
 
 
 def _session_timeline(
@@ -143,7 +152,7 @@ def event_line(group: Sequence[ReplayEvent], show_args: bool = False) -> str:
     where = f"{first.line}" if len(group) == 1 else f"{first.line}-{last.line}"
     run = f" [{_run_label(first.run, first.run_id)}]" if first.run else ""
     times = f" ({len(group)} calls)" if len(group) > 1 else ""
-    args = f" args={json.dumps(first.args, ensure_ascii=False)}" if show_args else ""
+    args = f" args={json_text(first.args, indent=None)}" if show_args else ""
     return (
         f"call {calls:<8} line {where:<8} {first.tool:<16} "
         f"{first.level:<8} {first.detector or '-'} ×{first.count}{run}{times}{args}"
@@ -215,7 +224,7 @@ def render_compare_text(comparison: Comparison) -> str:
         if diff.changed:
             lines.extend(_session_diff(diff, a, b))
     lines.extend(_compare_summary(comparison))
-    return "\n".join(lines) + "\n"
+    return _joined(lines)
 
 
 def _session_diff(diff: SessionDiff, label_a: str, label_b: str) -> list[str]:
@@ -292,4 +301,4 @@ def render_compare_json(comparison: Comparison) -> str:
         ],
         "summary": comparison.counts(),
     }
-    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    return json_text(document) + "\n"

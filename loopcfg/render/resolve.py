@@ -8,11 +8,11 @@ why (the tri-state `enabled`): a comment in JSON5 and YAML, a line under the tab
 from __future__ import annotations
 
 import io
-import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from loopcfg.keys import SETTINGS
+from loopcfg.render import json_text
 from loopcfg.settings import EffectiveSettings, Source
 
 __all__ = [
@@ -172,7 +172,7 @@ def to_json(settings: EffectiveSettings) -> dict[str, Any]:
 
 
 def _dump_json(value: object) -> str:
-    return json.dumps(value, indent=2, ensure_ascii=False) + "\n"
+    return json_text(value) + "\n"
 
 
 def render_json(settings: EffectiveSettings) -> str:

@@ -10,7 +10,6 @@ and marks the invocation unsuccessful.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any
@@ -20,6 +19,7 @@ from loopcfg import __version__
 from loopcfg.catalogue import RULES, Rule
 from loopcfg.check import FileReport
 from loopcfg.diagnostics import Diagnostic
+from loopcfg.render import json_text
 from loopcfg.source.nodes import Span
 
 if TYPE_CHECKING:
@@ -167,4 +167,4 @@ def sarif_log(reports: Sequence[FileReport]) -> dict[str, Any]:
 
 
 def render_sarif(reports: Sequence[FileReport], options: RenderOptions | None = None) -> str:
-    return json.dumps(sarif_log(reports), indent=2, ensure_ascii=False) + "\n"
+    return json_text(sarif_log(reports)) + "\n"

@@ -152,6 +152,8 @@ def _render(results: Sequence[FileReplay], command: CommandOptions) -> str:
 
 
 def emit(text: str, notes: Sequence[str]) -> None:
-    for note in notes:
-        sys.stderr.write(note + "\n")
+    from loopcfg.render.diagnostics import printable
+
+    for note in notes:  # they quote file names and ids from the input: one printable line each
+        sys.stderr.write(printable(note) + "\n")
     sys.stdout.write(text)
