@@ -205,7 +205,7 @@ def validate_command(
     sys.exit(max(report.exit_code for report in reports))
 
 
-@cli.command("schema")
+@cli.command("schema", cls=OneLineUsage)
 @click.option(
     "--out",
     "out",
@@ -235,7 +235,7 @@ def schema_command(out: str | None, block_only: bool) -> None:
         sys.exit(EXIT_USAGE)
 
 
-@cli.command("replay")
+@cli.command("replay", cls=OneLineUsage)
 @click.argument("traces", nargs=-1, required=True)
 @click.option("--config", "config", help="Config file to resolve (default: defaults, enabled).")
 @click.option("--agent", "agents", multiple=True, help="Agent id; twice compares two agents.")
@@ -305,7 +305,7 @@ def replay_command(
     sys.exit(code)
 
 
-@cli.command("resolve")
+@cli.command("resolve", cls=OneLineUsage)
 @click.option("--config", "config", help="Config file (default: the usual lookup, see docs).")
 @click.option("--agent", "agent", help="Agent id (normalised as OpenClaw does).")
 @click.option("--all", "every", is_flag=True, help="Resolve every agent of agents.list.")
@@ -383,7 +383,7 @@ def resolve_command(
     sys.exit(outcome.exit_code)
 
 
-@cli.command("explain")
+@cli.command("explain", cls=OneLineUsage)
 @click.argument("code", required=False)
 def explain_command(code: str | None) -> None:
     """Explain a diagnostic code: what it means, why, an example and the fix.

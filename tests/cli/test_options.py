@@ -246,3 +246,22 @@ def test_config_path_variable_wins_and_a_missing_one_is_lc000(
     assert result.exit_code == 1 and result.stdout.startswith(f"{named}:2:2: LC003")
     gone = invoke("validate", env={"OPENCLAW_CONFIG_PATH": str(tmp_path / "gone.json5")})
     assert gone.exit_code == 2 and "LC000 error: no such file" in gone.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (("resolve", "--agent", "x", "--all"), ("loopcfg resolve: error:", "exclude each other")),
+        (("resolve", "--explain", "--format", "yaml"), ("loopcfg resolve: error:", "--explain")),
+        (("resolve", "--format", "toml"), ("loopcfg resolve: error:", "'toml'")),
+        (("replay", "t.jsonl", "--jobs", "0"), ("loopcfg replay: error:", "--jobs")),
+        (("replay",), ("loopcfg replay: error:", "TRACES")),
+        (("schema", "--out", "."), ("loopcfg schema: error:", "is a directory")),
+        (("explain", "LC1", "LC2"), ("loopcfg explain: error:", "LC2")),
+    ],
+)
+def test_every_command_has_one_line_usage_errors(
+    config: Path, args: tuple[str, ...], words: tuple[str, ...]
+) -> None:
+    # click's default is a usage block, a "Try ..." line and "Error: ..." (validate only had one).
+    assert_one_line_usage_error(invoke(*args), *words)
