@@ -8,7 +8,7 @@ import json
 import math
 import re
 import traceback
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from decimal import Decimal
 from typing import Any
 
@@ -99,7 +99,8 @@ def _exception_object(error: BaseException) -> dict[str, Any]:
     return {"message": message, "name": name, "stack": stack}
 
 
-def _slow(value: Any, path: list[int]) -> str:
+def _leaf(value: Any) -> str | None:
+    """The text of a value that is not a container (None for a mapping, list or tuple)."""
     if value is None:
         return "null"
     if value is UNDEFINED:
@@ -113,23 +114,51 @@ def _slow(value: Any, path: list[int]) -> str:
     if isinstance(value, bytes | bytearray | memoryview):
         data = base64.b64encode(bytes(value)).decode("ascii")
         return f'{{"data":{_quote(data)},"type":"Uint8Array"}}'
-    if isinstance(value, BaseException):
-        value = _exception_object(value)
     if isinstance(value, Mapping | list | tuple):
-        if id(value) in path:
-            return '"[Circular]"'
-        path.append(id(value))
-        try:
+        return None
+    return _quote(str(value))
+
+
+def _slow(value: Any) -> str:
+    """Iterative (an explicit stack, not Python's): nesting as deep as the fast path takes, or
+    deeper, renders instead of raising RecursionError."""
+    out: list[str] = []
+    path: set[int] = set()  # ids of the containers being rendered: seeing one again is a cycle
+    # Per open container: the container (kept alive, so its id stays unique), its children with
+    # the text before each, and the closing bracket.
+    stack: list[tuple[Any, Iterator[tuple[str, Any]], str]] = []
+    while True:
+        if isinstance(value, BaseException):
+            value = _exception_object(value)
+        text = _leaf(value)
+        if text is not None:
+            out.append(text)
+        elif id(value) in path:
+            out.append('"[Circular]"')
+        else:
+            path.add(id(value))
             if isinstance(value, Mapping):
                 items = sorted(
                     ((_key_text(k), v) for k, v in value.items()), key=lambda kv: _utf16_key(kv[0])
                 )
-                body = ",".join(f"{_quote(k)}:{_slow(v, path)}" for k, v in items)
-                return "{" + body + "}"
-            return "[" + ",".join(_slow(item, path) for item in value) + "]"
-        finally:
-            path.pop()
-    return _quote(str(value))
+                entries = [(f"{',' if i else ''}{_quote(k)}:", v) for i, (k, v) in enumerate(items)]
+                out.append("{")
+                stack.append((value, iter(entries), "}"))
+            else:
+                out.append("[")
+                stack.append((value, ((("," if i else ""), v) for i, v in enumerate(value)), "]"))
+        while stack:
+            container, rest, close = stack[-1]
+            child = next(rest, None)
+            if child is not None:
+                out.append(child[0])
+                value = child[1]
+                break
+            stack.pop()
+            path.discard(id(container))
+            out.append(close)
+        else:
+            return "".join(out)
 
 
 def _fast_safe(value: Any) -> bool:
@@ -173,7 +202,7 @@ def _fast(value: Any) -> str | None:
 
 def canonical_slow(value: Any) -> str:
     """The exact path, for every value (also the reference the fast path is tested against)."""
-    return _slow(value, [])
+    return _slow(value)
 
 
 def canonical_json(value: Any) -> str:

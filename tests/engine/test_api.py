@@ -378,3 +378,15 @@ def test_run_ids_are_trimmed_as_javascript_trims() -> None:
     assert session.check("read", {"p": 2}, run_id="\x1c").count == 2
     assert session.check("read", {"p": 2}).level == "none"  # "\x1c" is a run id, not absent
     assert session.check("read", {"p": 2}, run_id="\ufeff").level == "none"  # absent
+
+
+def test_deeply_nested_arguments_and_results_are_hashed() -> None:
+    args: Any = 0.5
+    for _ in range(3000):
+        args = [args]
+    session = LoopDetector({"enabled": True, "warningThreshold": 1}).session("k")
+    for _ in range(2):
+        session.check("t", args)
+        session.record_call("t", args)
+        session.record_outcome("t", args, result={"details": {"deep": args}})
+    assert session.check("t", args).count == 2

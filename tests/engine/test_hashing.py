@@ -194,6 +194,22 @@ def test_deep_nesting_takes_the_slow_path() -> None:
     assert canonical_json(value) == "[" * 300 + '"leaf"' + "]" * 300
 
 
+@pytest.mark.parametrize("depth", [450, 3000])
+def test_deep_nesting_renders_on_both_paths(depth: int) -> None:
+    """The slow path keeps its own stack: at 450 levels the fast path rendered and the slow one
+    raised RecursionError (not the same function any more), and a float that deep (slow path
+    only) made check() and record_outcome() raise."""
+    text: Any = "leaf"
+    number: Any = 1.5
+    mapping: Any = None
+    for _ in range(depth):
+        text, number, mapping = [text], (number,), {"k": mapping, "b": 0.5}
+    assert canonical_slow(text) == canonical_json(text) == "[" * depth + '"leaf"' + "]" * depth
+    assert canonical_json(number) == "[" * depth + "1.5" + "]" * depth
+    assert canonical_json(mapping) == '{"b":0.5,"k":' * depth + "null" + "}" * depth
+    assert digest(number) == hashlib.sha256(canonical_json(number).encode()).hexdigest()
+
+
 # Every character, surrogates included; keys from all planes so UTF-16 order matters.
 any_text = st.text(st.characters(exclude_categories=()), max_size=6)
 keys = st.one_of(any_text, st.sampled_from(["a", "\ue000", "\U0001f600", "\uffff", "\ud800"]))
