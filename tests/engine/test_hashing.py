@@ -218,11 +218,35 @@ numbers = st.one_of(
     st.floats(allow_nan=True, allow_infinity=True),
     st.sampled_from([0.1 + 0.2, 1e21, 1e-7, 5e-324, -0.0, 2.0**53, 2**53 + 1]),
 )
+
+
+class Text(str):
+    pass
+
+
+class Number(int):
+    pass
+
+
+class Table(dict):  # type: ignore[type-arg]
+    pass
+
+
+# Values the fast path must refuse (or render identically): subclasses of str, int and dict,
+# and keys that are not strings (JavaScript would have made them strings).
+odd_leaves = st.one_of(
+    any_text.map(Text),
+    st.integers(-(2**60), 2**60).map(Number),
+    st.sampled_from([True, False, 0, 1]),
+)
+odd_keys = st.one_of(keys, st.integers(-5, 5), st.booleans(), st.none(), st.floats(), odd_leaves)
 values = st.recursive(
-    st.none() | st.booleans() | numbers | any_text,
+    st.none() | st.booleans() | numbers | any_text | odd_leaves,
     lambda inner: (
         st.lists(inner, max_size=4)
         | st.dictionaries(keys, inner, max_size=4)
+        | st.dictionaries(odd_keys, inner, max_size=3)
+        | st.dictionaries(keys, inner, max_size=3).map(Table)
         | st.tuples(inner, inner)
     ),
     max_leaves=24,
