@@ -93,6 +93,20 @@ def cli(ctx: click.Context, no_color: bool) -> None:
 
 # -- commands: each helper adds its command below this line, one function per command --
 
+MAX_BYTES = 2 * 1024 * 1024  # loopcfg.source.DEFAULT_MAX_BYTES, without importing it here
+
+
+def max_bytes_option(what: str) -> Any:
+    """`--max-bytes N`: validate, resolve and replay read configs with the same size limit."""
+    return click.option(
+        "--max-bytes",
+        type=click.IntRange(min=1),
+        metavar="N",
+        default=MAX_BYTES,
+        show_default=True,
+        help=f"Size limit per {what}; larger files are refused (LC000).",
+    )
+
 
 @cli.command("validate", cls=OneLineUsage)
 @click.argument("files", nargs=-1)
@@ -128,14 +142,7 @@ def cli(ctx: click.Context, no_color: bool) -> None:
 @click.option(
     "--env-file", "env_file", metavar="FILE", help="dotenv file with ${VAR} values (env wins)."
 )
-@click.option(
-    "--max-bytes",
-    type=click.IntRange(min=1),
-    metavar="N",
-    default=2 * 1024 * 1024,
-    show_default=True,
-    help="Size limit per file; larger files are refused (LC000).",
-)
+@max_bytes_option("file")
 @click.option("--no-color", is_flag=True, help="Never colour output (NO_COLOR is honoured too).")
 @click.pass_context
 def validate_command(
@@ -251,6 +258,7 @@ def schema_command(out: str | None, block_only: bool) -> None:
 @click.option("--trajectory", type=click.Path(dir_okay=False), help="Run ids from a sidecar.")
 @click.option("--show-args", is_flag=True, help="Print tool arguments (may be personal data).")
 @click.option("--jobs", type=click.IntRange(min=1), default=None, help="Processes (default: cores)")
+@max_bytes_option("config (--config, --compare)")
 def replay_command(
     traces: tuple[str, ...],
     config: str | None,
@@ -267,6 +275,7 @@ def replay_command(
     trajectory: str | None,
     show_args: bool,
     jobs: int | None,
+    max_bytes: int,
 ) -> None:
     """Replay recorded sessions through the engine: what would be warned, blocked, aborted.
 
@@ -287,6 +296,7 @@ def replay_command(
         branch_active=branch == "active",
         trajectory=trajectory,
         strict=strict,
+        max_bytes=max_bytes,
     )
     command = CommandOptions(
         paths=traces,
@@ -321,6 +331,7 @@ def replay_command(
 @click.option("--env-file", "env_file", help="dotenv file with ${VAR} values (env wins).")
 @click.option("--input-format", type=click.Choice(["json5", "json", "yaml"]), default=None)
 @click.option("--stdin-filename", default=None, help="Name shown for a config read from -.")
+@max_bytes_option("config file")
 def resolve_command(
     config: str | None,
     agent: str | None,
@@ -331,6 +342,7 @@ def resolve_command(
     env_file: str | None,
     input_format: str | None,
     stdin_filename: str | None,
+    max_bytes: int,
 ) -> None:
     """Print the settings an agent really runs with, and where each value comes from.
 
@@ -369,6 +381,7 @@ def resolve_command(
         env=env,
         input_format=input_format,  # type: ignore[arg-type]
         stdin_filename=stdin_filename,
+        max_bytes=max_bytes,
     )
     outcome = run_resolve(
         loaded,

@@ -107,7 +107,7 @@ def _configs(
 
 
 def _resolved(options: ReplayOptions, notes: list[str]) -> ReplayOptions:
-    table, found = load_table(options.config, options.agent)
+    table, found = load_table(options.config, options.agent, options.max_bytes)
     notes.extend(found)
     return replace(options, table=table)
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from loopcfg.keys import SETTINGS
 from loopcfg.settings import EffectiveSettings, settings_from_block
+from loopcfg.source import DEFAULT_MAX_BYTES
 
 
 class ConfigRefused(Exception):
@@ -56,7 +57,9 @@ def label_for(config: str | None, agent: str | None) -> str:
     return f"{name} --agent {agent}" if agent else name
 
 
-def load_table(config: str | None, agent: str | None) -> tuple[ConfigTable, list[str]]:
+def load_table(
+    config: str | None, agent: str | None, max_bytes: int = DEFAULT_MAX_BYTES
+) -> tuple[ConfigTable, list[str]]:
     """The table of `config` for `agent`, and notes for stderr; raises `ConfigRefused`."""
     if config is None:
         unused = f"loopcfg replay: no --config, so --agent {agent} changes nothing"
@@ -65,7 +68,7 @@ def load_table(config: str | None, agent: str | None) -> tuple[ConfigTable, list
     from loopcfg.render.diagnostics import diagnostic_line
     from loopcfg.resolve import config_errors, resolve_agent, resolve_all
 
-    loaded = load_config(config)
+    loaded = load_config(config, max_bytes=max_bytes)
     errors = config_errors(loaded)
     if errors:
         raise ConfigRefused([diagnostic_line(d) for d in errors])

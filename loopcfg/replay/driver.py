@@ -30,6 +30,7 @@ from loopcfg.replay.transcript import (
     trajectory_run_ids,
 )
 from loopcfg.settings import EffectiveSettings
+from loopcfg.source import DEFAULT_MAX_BYTES
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +44,8 @@ class ReplayOptions:
     branch_active: bool = False
     trajectory: str | None = None
     strict: bool = False
+    # Size limit of the config files (--max-bytes), as for validate.
+    max_bytes: int = DEFAULT_MAX_BYTES
     # The resolved settings (`run_replay` resolves `config` once); None: resolved per file.
     table: ConfigTable | None = None
     # Keep each event's arguments (for --show-args only: they may hold personal data).
@@ -60,7 +63,9 @@ class EngineSessions:
 
     def __init__(self, options: ReplayOptions) -> None:
         self.options = options
-        self.table = options.table or load_table(options.config, options.agent)[0]
+        self.table = (
+            options.table or load_table(options.config, options.agent, options.max_bytes)[0]
+        )
         self.detector = LoopDetector(self.table.base)
         self.sessions: dict[str, EngineSession] = {}
 

@@ -70,8 +70,8 @@ def _limit_text(max_bytes: int) -> str:
     return f"{mebibytes:g} MiB" if mebibytes == int(mebibytes) else f"{max_bytes} bytes"
 
 
-# Only `loopcfg validate` takes the option; resolve and replay read configs at the default limit.
-_LIMIT_HINT = "loopcfg validate --max-bytes N raises the limit"
+# validate, resolve and replay (for --config and --compare) all take the option.
+_LIMIT_HINT = "--max-bytes N raises the limit"
 
 
 def _too_large(message: str, file: str) -> SourceError:

@@ -90,7 +90,7 @@ def test_max_bytes_refuses_larger_files_with_lc000(config: Path) -> None:
     over = invoke("validate", "openclaw.json5", "--max-bytes", str(size - 1))
     assert over.exit_code == 2
     assert over.stdout.startswith("openclaw.json5: LC000 error: the file is larger than")
-    assert "(loopcfg validate --max-bytes N raises the limit)" in over.stdout
+    assert over.stdout.splitlines()[0].endswith(" bytes) (--max-bytes N raises the limit)")
     at = invoke("validate", "openclaw.json5", "--max-bytes", str(size))
     assert at.exit_code == 1 and "LC003" in at.stdout
 
@@ -265,3 +265,25 @@ def test_every_command_has_one_line_usage_errors(
 ) -> None:
     # click's default is a usage block, a "Try ..." line and "Error: ..." (validate only had one).
     assert_one_line_usage_error(invoke(*args), *words)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("resolve", "--config", "openclaw.json5"),
+        ("replay", "t.jsonl", "--config", "openclaw.json5"),
+        ("replay", "t.jsonl", "--config", "big.json5", "--compare", "openclaw.json5"),
+    ],
+)
+def test_resolve_and_replay_take_max_bytes_too(config: Path, args: tuple[str, ...]) -> None:
+    # Their LC000 hint named `loopcfg validate --max-bytes`, an option they did not have.
+    (config.parent / "t.jsonl").write_text('{"tool": "a", "args": {}}\n', encoding="utf-8")
+    (config.parent / "big.json5").write_text("{}", encoding="utf-8")
+    size = config.stat().st_size
+    over = invoke(*args, "--max-bytes", str(size - 1))
+    assert over.exit_code == 2
+    assert "openclaw.json5: LC000 error: the file is larger than" in over.stderr
+    assert over.stderr.rstrip().endswith("(--max-bytes N raises the limit)")
+    assert "loopcfg validate" not in over.stderr
+    at = invoke(*args, "--max-bytes", str(size))
+    assert "LC000" not in at.stderr
