@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -93,9 +92,6 @@ def _configs(
         raise UsageError("--fail-on judges one config; run it without --compare")
     if STDIN in (base.config, command.compare) and STDIN in command.paths:
         raise UsageError("stdin (-) cannot be both a config and a session")
-    for config in (base.config, command.compare):
-        if config is not None and config != STDIN and not os.path.isfile(config):
-            raise UsageError(f"{config}: LC000 error: cannot read the config: no such file")
     if base.config is None:
         notes.append("loopcfg replay: no --config: OpenClaw's defaults with enabled: true")
     first = _resolved(replace(base, agent=command.agents[0] if command.agents else None), notes)

@@ -105,7 +105,21 @@ def test_a_table_when_some_session_could_be_read(scripted: None, tmp_path: Path)
 def test_missing_config_exits_2(tmp_path: Path) -> None:
     trace = write(tmp_path, "t.jsonl", {"tool": "read", "args": {}})
     result = run(trace, "--config", str(tmp_path / "nope.json5"))
-    assert result.exit_code == 2 and "LC000 error: cannot read the config" in result.stderr
+    assert result.exit_code == 2 and f"{tmp_path}/nope.json5: LC000 error: no such file" in (
+        result.stderr
+    )
+
+
+@pytest.mark.parametrize(("name", "reason"), [(".", "is a directory"), ("/dev/zero", "larger")])
+def test_unusable_config_says_why_as_validate_does(tmp_path: Path, name: str, reason: str) -> None:
+    # A folder or a device was reported as "no such file" by a check of its own.
+    trace = write(tmp_path, "t.jsonl", {"tool": "read", "args": {}})
+    for option in ("--config", "--compare"):
+        args = ("--config", name) if option == "--config" else ("--compare", name)
+        result = run(trace, *args)
+        assert result.exit_code == 2 and result.stdout == ""
+        assert result.stderr.splitlines()[-1].startswith(f"{name}: LC000 error:")
+        assert reason in result.stderr and "no such file" not in result.stderr
 
 
 def test_malformed_line_reported_and_strict_exits_2(scripted: None, tmp_path: Path) -> None:
