@@ -10,7 +10,8 @@ from __future__ import annotations
 import gc
 import os
 import sys
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import click
 
@@ -93,10 +94,11 @@ def cli(ctx: click.Context, no_color: bool) -> None:
 
 # -- commands: each helper adds its command below this line, one function per command --
 
+_F = TypeVar("_F", bound=Callable[..., Any])
 MAX_BYTES = 2 * 1024 * 1024  # loopcfg.source.DEFAULT_MAX_BYTES, without importing it here
 
 
-def max_bytes_option(what: str) -> Any:
+def max_bytes_option(what: str) -> Callable[[_F], _F]:
     """`--max-bytes N`: validate, resolve and replay read configs with the same size limit."""
     return click.option(
         "--max-bytes",
