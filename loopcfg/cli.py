@@ -177,6 +177,8 @@ def validate_command(
     from loopcfg.envvars import EnvFileError, environment_with
     from loopcfg.render.diagnostics import RENDERERS, RenderOptions, diagnostic_line
 
+    _check_codes("--select", select_codes)
+    _check_codes("--ignore", ignore_codes)
     paths = list(files)
     if not paths:
         from loopcfg.resolve import default_config_path
@@ -212,6 +214,18 @@ def validate_command(
     render = RenderOptions(source=bool(obj.get("tty", False)), color=color)
     click.echo(RENDERERS[output_format](reports, render), nl=False, color=color)
     sys.exit(max(report.exit_code for report in reports))
+
+
+def _check_codes(option: str, values: tuple[str, ...]) -> None:
+    """A usage error for a code prefix that names no diagnostic (`--select LC999`)."""
+    from loopcfg.suppress import unknown_prefixes
+
+    for prefix in unknown_prefixes(values):
+        from loopcfg.explain import suggest_codes  # difflib: only when there is a typo
+
+        close = suggest_codes(prefix)
+        hint = f" (did you mean {' or '.join(close)}?)" if close else ""
+        raise click.UsageError(f"{option} {prefix}: no diagnostic code starts with it{hint}")
 
 
 @cli.command("schema", cls=OneLineUsage)

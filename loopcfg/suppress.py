@@ -131,6 +131,14 @@ def matches(code: str, prefixes: Iterable[str]) -> bool:
     return any(code.startswith(prefix.strip().upper()) for prefix in prefixes if prefix.strip())
 
 
+def unknown_prefixes(values: Iterable[str]) -> list[str]:
+    """The `--select`/`--ignore` parts that name no code at all (`LC999`, `LX1`, `102`): a typo
+    there silently selects nothing, and a run that checks nothing passes."""
+    from loopcfg.catalogue import RULES
+
+    return [part for part in _split(values) if not any(matches(code, [part]) for code in RULES)]
+
+
 def _split(values: Iterable[str]) -> list[str]:
     """`("LC1,LC201", "LC3")` -> `["LC1", "LC201", "LC3"]` (click gives repeated options)."""
     return [part.strip() for value in values for part in value.split(",") if part.strip()]

@@ -287,3 +287,23 @@ def test_resolve_and_replay_take_max_bytes_too(config: Path, args: tuple[str, ..
     assert "loopcfg validate" not in over.stderr
     at = invoke(*args, "--max-bytes", str(size))
     assert "LC000" not in at.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (("--select", "LC999"), ("--select LC999: no diagnostic code", "did you mean LC109?")),
+        (("--select", "lc1,LX"), ("--select LX: no diagnostic code",)),
+        (("--ignore", "102"), ("--ignore 102: no diagnostic code", "did you mean LC102")),
+    ],
+)
+def test_select_or_ignore_of_no_code_is_a_usage_error(
+    config: Path, args: tuple[str, ...], words: tuple[str, ...]
+) -> None:
+    # A typo selected nothing, so the run passed having checked no lint at all.
+    assert_one_line_usage_error(invoke("validate", "openclaw.json5", *args), *words)
+
+
+@pytest.mark.parametrize("codes", ["LC", "lc10", "LC1,", "LC202"])
+def test_select_of_a_prefix_of_some_code_is_fine(config: Path, codes: str) -> None:
+    assert invoke("validate", "openclaw.json5", "--select", codes).exit_code == 1
