@@ -254,7 +254,8 @@ def schema_command(out: str | None, block_only: bool) -> None:
         with open(out, "w", encoding="utf-8", newline="\n") as stream:
             stream.write(text)
     except OSError as error:
-        click.echo(f"{out}:1:1: LC000 error: cannot write the schema: {error.strerror}", err=True)
+        # No position: the file was not written (the documented `file: CODE ...` shape).
+        click.echo(f"{out}: LC000 error: cannot write the schema: {error.strerror}", err=True)
         sys.exit(EXIT_USAGE)
 
 

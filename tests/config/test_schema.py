@@ -57,7 +57,11 @@ def test_cli_prints_the_same_schema(tmp_path: Path) -> None:
     assert out.read_text(encoding="utf-8") == printed.output
     failed = runner.invoke(cli, ["schema", "--out", str(tmp_path / "no" / "s.json")])
     assert failed.exit_code == 2
-    assert "LC000 error: cannot write the schema" in failed.output
+    target = tmp_path / "no" / "s.json"
+    assert (
+        failed.stderr
+        == f"{target}: LC000 error: cannot write the schema: No such file or directory\n"
+    )
 
 
 @pytest.mark.parametrize("make", [build_schema, block_schema])
