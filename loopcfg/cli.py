@@ -177,6 +177,8 @@ def validate_command(
     from loopcfg.envvars import EnvFileError, environment_with
     from loopcfg.render.diagnostics import RENDERERS, RenderOptions, diagnostic_line
 
+    if files.count("-") > 1:  # the second read finds stdin drained: "the file is empty"
+        raise click.UsageError("- (standard input) can be named only once")
     _check_codes("--select", select_codes)
     _check_codes("--ignore", ignore_codes)
     paths = list(files)

@@ -307,3 +307,9 @@ def test_select_or_ignore_of_no_code_is_a_usage_error(
 @pytest.mark.parametrize("codes", ["LC", "lc10", "LC1,", "LC202"])
 def test_select_of_a_prefix_of_some_code_is_fine(config: Path, codes: str) -> None:
     assert invoke("validate", "openclaw.json5", "--select", codes).exit_code == 1
+
+
+def test_stdin_named_twice_is_a_usage_error() -> None:
+    # The second `-` read a drained stdin and reported "the file is empty" (exit 1).
+    result = invoke("validate", "-", "-", stdin="{}")
+    assert_one_line_usage_error(result, "loopcfg validate: error:", "only once")
