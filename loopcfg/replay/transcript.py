@@ -134,9 +134,14 @@ def _entry(state: _State, number: int, entry: Mapping[str, Any]) -> Iterator[Eve
     elif kind == "reset":
         state.compaction_line = None
         yield from state.start_run(number)
-    elif kind == "custom" and entry.get("customType") in RUN_ID_CUSTOM_TYPES:
+    elif kind == "custom" and _string(entry.get("customType")) in RUN_ID_CUSTOM_TYPES:
         yield from _custom_run_id(state, number, entry.get("data"))
     # Everything else (model_change, label, custom bookkeeping, unknown types): skipped.
+
+
+def _string(value: Any) -> str | None:
+    """A field that should be a string; anything else (a list is unhashable) is None."""
+    return value if isinstance(value, str) else None
 
 
 def _custom_run_id(state: _State, number: int, data: Any) -> Iterator[Event]:

@@ -93,6 +93,15 @@ def test_a_line_nested_too_deep_for_json_is_one_malformed_line() -> None:
     assert detect_format(iter(lines_of(DEEP_LINE + "\n")))[0] == "trace"
 
 
+@pytest.mark.parametrize("custom_type", [[], {}, ["openclaw:prompt-error"]])
+def test_a_custom_entry_whose_type_is_not_a_string_is_skipped(custom_type: object) -> None:
+    # `[] in frozenset(...)` raised TypeError (unhashable), which lost the whole file.
+    header = {"type": "session", "version": 3, "id": "s"}
+    custom = {"type": "custom", "id": "a0000001", "customType": custom_type, "data": {"runId": "r"}}
+    events = list(read_transcript("t", iter(lines_of(jsonl(header, custom)))))
+    assert all(not isinstance(e, Malformed) for e in events)
+
+
 @given(st.lists(st.text(max_size=30), max_size=20))
 def test_trace_reader_never_raises(raw_lines: list[str]) -> None:
     text = "".join(line.replace("\n", " ") + "\n" for line in raw_lines)
