@@ -195,9 +195,11 @@ def _fast(value: Any) -> str | None:
     try:
         if not _fast_safe(value):
             return None
+        # The C encoder counts its own recursion: nesting that _fast_safe just got through can
+        # still be too deep for it (a few frames deeper in the caller's stack).
+        return _ENCODER.encode(value)
     except RecursionError:  # a cycle or very deep nesting: the slow path handles both
         return None
-    return _ENCODER.encode(value)
 
 
 def canonical_slow(value: Any) -> str:

@@ -9,6 +9,8 @@ need Node.
 from __future__ import annotations
 
 import hashlib
+import inspect
+import sys
 from typing import Any
 
 import pytest
@@ -208,6 +210,18 @@ def test_deep_nesting_renders_on_both_paths(depth: int) -> None:
     assert canonical_json(number) == "[" * depth + "1.5" + "]" * depth
     assert canonical_json(mapping) == '{"b":0.5,"k":' * depth + "null" + "}" * depth
     assert digest(number) == hashlib.sha256(canonical_json(number).encode()).hexdigest()
+
+
+def test_nesting_the_fast_check_accepts_but_the_encoder_refuses() -> None:
+    """Near the recursion limit _fast_safe got through and the C encoder, which counts its own
+    recursion a few frames deeper, raised RecursionError out of digest and args_hash."""
+    value: Any = "x"
+    room = sys.getrecursionlimit() - len(inspect.stack(0))  # levels left below this frame
+    for depth in range(1, room + 5):
+        value = {"k": value}
+        if depth > room - 30:
+            text = '{"k":' * depth + '"x"' + "}" * depth
+            assert digest(value) == hashlib.sha256(text.encode()).hexdigest(), depth
 
 
 # Every character, surrogates included; keys from all planes so UTF-16 order matters.
