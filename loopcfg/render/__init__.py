@@ -14,7 +14,20 @@ def json_text(value: object, indent: int | None = 2) -> str:
     A JSON5 or JSON string may hold a lone surrogate (`"\\ud800"`) and Python keeps it in the
     str; UTF-8 cannot encode it, so writing the output would fail. In JSON text such a
     character can only stand inside a string, where the escape is valid and reads back as the
-    same string.
+    same string. Non-finite numbers are written as the strings "NaN", "Infinity", "-Infinity".
     """
     text = json.dumps(value, indent=indent, ensure_ascii=False)
+    if "NaN" in text or "Infinity" in text:
+        text = _NON_FINITE.sub(_quoted_non_finite, text)
     return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+# A JSON string token (skipped as it is), or a bare non-finite number Python wrote outside one.
+_NON_FINITE = re.compile(r'"(?:[^"\\]|\\.)*"|-?Infinity|NaN')
+
+
+def _quoted_non_finite(match: re.Match[str]) -> str:
+    """`NaN`, `Infinity`, `-Infinity` (recorded tool arguments may hold them: Python's JSON
+    reads them) are not JSON: other parsers refuse the whole output. Written as strings."""
+    token = match.group()
+    return token if token.startswith('"') else f'"{token}"'

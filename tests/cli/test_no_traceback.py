@@ -60,14 +60,23 @@ def assert_text_shape(result: Result) -> None:
         assert PROBLEM.match(line), line
 
 
+def _no_constant(name: str) -> Any:
+    raise AssertionError(f"{name} is not JSON")
+
+
+def strict_json(text: str) -> Any:
+    """Parsed as any JSON parser would: Python's own also takes NaN and Infinity."""
+    return json.loads(text, parse_constant=_no_constant)
+
+
 def assert_format(result: Result, output_format: str) -> None:
     if output_format == "text":
         assert_text_shape(result)
     elif output_format == "json":
-        document = json.loads(result.stdout)
+        document = strict_json(result.stdout)
         assert document["version"] == 1
     elif output_format == "sarif":
-        document = json.loads(result.stdout)
+        document = strict_json(result.stdout)
         assert document["version"] == "2.1.0"
     else:
         *annotations, summary = result.stdout.splitlines()
@@ -335,7 +344,7 @@ def test_replay_wrong_shapes(
     result = invoke(args)
     assert "cannot replay" not in result.stderr, result.stderr  # an internal error, caught
     if result.exit_code != 2 and output_format == "json":
-        json.loads(result.stdout)
+        strict_json(result.stdout)
     for line in result.stderr.splitlines():
         assert "\n" not in line and "\x1b" not in line
 
@@ -409,3 +418,13 @@ def test_resolve_unknown_agent_note_is_one_printable_line() -> None:
     encodable(result)
     (note,) = result.stderr.splitlines()
     assert 'agent "a\\nb\\u001b[2J\\udcff" (normalised: "a-b-2j")' in note
+
+
+def test_replay_json_writes_non_finite_arguments_as_strings(workdir: Path) -> None:
+    # Python's JSON reads NaN and Infinity and wrote them back bare: not JSON for anyone else.
+    line = '{"tool": "x", "args": {"a": NaN, "b": [Infinity, -Infinity, 1e999]}, "result": 1}'
+    path = write(workdir, "nan.jsonl", ("\n".join([line] * 12) + "\n").encode())
+    result = invoke(["replay", path, "--jobs", "1", "--show-args", "--format", "json"])
+    assert result.exit_code == 0
+    args = strict_json(result.stdout)["events"][0]["args"]
+    assert args == {"a": "NaN", "b": ["Infinity", "-Infinity", "Infinity"]}
