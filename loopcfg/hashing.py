@@ -417,17 +417,53 @@ def _is_message_object(value: Mapping[str, Any]) -> bool:
 
 
 def strip_volatile(value: Any) -> Any:
-    """Message-send details without ids and times that differ on every send (rule 6)."""
-    if isinstance(value, list | tuple):
-        return [strip_volatile(item) for item in value]
-    if not isinstance(value, dict):
+    """Message-send details without ids and times that differ on every send (rule 6).
+
+    Iterative, so any depth works; a container met again inside itself maps to its own copy,
+    which canonical JSON then renders as "[Circular]" as it would the original."""
+    if not isinstance(value, list | tuple | dict):
         return value
+    root = _volatile_copy(value)
+    copies: dict[int, Any] = {id(value): root}  # the containers on the current path
+    stack: list[tuple[Any, Any, Iterator[tuple[Any, Any]]]] = [
+        (value, root, _volatile_items(value))
+    ]
+    while stack:
+        source, copy, items = stack[-1]
+        entry = next(items, None)
+        if entry is None:
+            stack.pop()
+            del copies[id(source)]
+            continue
+        key, item = entry
+        if isinstance(item, list | tuple | dict):
+            if id(item) in copies:
+                stripped = copies[id(item)]
+            else:
+                stripped = copies[id(item)] = _volatile_copy(item)
+                stack.append((item, stripped, _volatile_items(item)))
+        else:
+            stripped = item
+        if isinstance(copy, list):
+            copy.append(stripped)
+        else:
+            copy[key] = stripped
+    return root
+
+
+def _volatile_copy(value: Any) -> Any:
+    return {} if isinstance(value, dict) else []
+
+
+def _volatile_items(value: Any) -> Iterator[tuple[Any, Any]]:
+    if not isinstance(value, dict):
+        return ((None, item) for item in value)
     drop_id = _is_message_object(value)
-    return {
-        key: strip_volatile(item)
+    return (
+        (key, item)
         for key, item in value.items()
         if key not in VOLATILE_KEYS and not (drop_id and key == "id")
-    }
+    )
 
 
 def is_message_send(tool: str, args: Any, send_tools: Collection[str] = ()) -> bool:

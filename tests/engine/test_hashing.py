@@ -283,3 +283,21 @@ def test_numbers_round_trip_like_javascript(number: float) -> None:
         assert text.lstrip("-").isdigit()
     if 1e-6 <= abs(number) < 1e21:  # no exponent in this range (Number::toString)
         assert "e" not in text
+
+
+def test_message_send_details_of_any_depth_and_with_cycles() -> None:
+    """Rule 6 strips ids at every depth without recursing: 5000 levels and a self-containing
+    details object used to raise RecursionError out of record_outcome."""
+    deep: Any = {"ts": 1, "ok": True}
+    for _ in range(5000):
+        deep = {"messageId": "m", "m": [deep]}
+    text = '{"m":[' * 5000 + '{"ok":true}' + "]}" * 5000
+    assert outcome_hash("sessions_send", {}, {"details": deep})[0] == digest_text(text)
+    looped: dict[str, Any] = {"ok": True, "receipt": "r"}
+    looped["self"] = looped
+    expected = digest_text('{"ok":true,"self":"[Circular]"}')
+    assert outcome_hash("sessions_send", {}, {"details": looped})[0] == expected
+
+
+def digest_text(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
