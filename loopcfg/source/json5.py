@@ -30,6 +30,8 @@ from loopcfg.source.nodes import (
     ObjectNode,
     ScalarNode,
     Span,
+    decimal_integer,
+    integer_value,
 )
 
 __all__ = ["MAX_DEPTH", "parse_json5"]
@@ -301,11 +303,11 @@ class _Parser:
         raw = found.group()
         value: int | float
         if "x" in raw or "X" in raw:
-            value = int(raw, 16)
+            value = integer_value(int(raw, 16))
         elif "." in raw or "e" in raw or "E" in raw or raw[-1] in "yN":
             value = float(raw)
         else:
-            value = int(raw)
+            value = decimal_integer(raw)
         return ScalarNode(value, self.span(position, end), path, raw), end
 
     def string(self, position: int) -> tuple[str, int]:

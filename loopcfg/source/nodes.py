@@ -270,6 +270,26 @@ class Document:
 _LINE_BREAKS = re.compile("\r\n|[\n\r\u2028\u2029]")
 
 
+def integer_value(value: int) -> int | float:
+    """An integer as OpenClaw (JavaScript) reads it: beyond a double's range it is ±Infinity.
+
+    Below that it stays an exact int. Above it Python could not even print it: an int of more
+    than 4300 digits refuses str() (CPython's conversion limit), which was a traceback.
+    """
+    if value.bit_length() <= 1024:
+        return value
+    return math.inf if value > 0 else -math.inf
+
+
+def decimal_integer(text: str) -> int | float:
+    """`int(text)` for a decimal integer literal, without CPython's 4300-digit limit (a longer
+    one is far beyond a double's range anyway: ±Infinity)."""
+    digits = text.lstrip("+-")
+    if len(digits) > 400:
+        return -math.inf if text.startswith("-") else math.inf
+    return integer_value(int(text))
+
+
 def split_lines(text: str) -> list[str]:
     """Split on JSON5's line terminators: \\n, \\r\\n, \\r, U+2028, U+2029."""
     if text.startswith("\ufeff"):

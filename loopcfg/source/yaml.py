@@ -10,6 +10,7 @@ that the mapping writes itself are not repeated). ruamel is imported only here, 
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any
 
@@ -26,6 +27,7 @@ from loopcfg.source.nodes import (
     ObjectNode,
     ScalarNode,
     Span,
+    integer_value,
 )
 
 __all__ = ["parse_yaml"]
@@ -129,11 +131,15 @@ class _Walker:
         tag = node.tag
         value: bool | int | float | str | None
         if tag in (_TAG + "null", _TAG + "bool", _TAG + "int", _TAG + "float"):
-            constructed = self.constructor.construct_object(node, deep=True)
+            try:
+                constructed = self.constructor.construct_object(node, deep=True)
+            except ValueError:  # an int of more than 4300 digits (CPython's limit): beyond range
+                negative = str(node.value).lstrip().startswith("-")
+                constructed = -math.inf if negative else math.inf
             if constructed is None or isinstance(constructed, bool):
                 value = constructed
             elif isinstance(constructed, int):
-                value = int(constructed)
+                value = integer_value(int(constructed))
             else:
                 value = float(constructed)
         else:

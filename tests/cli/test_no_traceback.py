@@ -125,6 +125,8 @@ PIECES = [
     "99999999999999999999999999",
     "0x",
     "0xFFFFFFFFFFFFFFFFFFFF",
+    "9" * 5000,
+    "0x" + "f" * 4000,
     "NaN",
     "Infinity",
     "-0",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import math
 import os
 import sys
 from pathlib import Path
@@ -12,7 +13,7 @@ import pytest
 from loopcfg.diagnostics import Diagnostic
 from loopcfg.source import format_for, load_document, parse_text
 from loopcfg.source.errors import SourceError
-from loopcfg.source.nodes import ObjectNode, Span, to_python
+from loopcfg.source.nodes import ObjectNode, ScalarNode, Span, to_python
 
 
 def _refusal(path: str, **options: object) -> Diagnostic:
@@ -189,3 +190,31 @@ def test_yaml_nested_deeper_than_the_parser_can_recurse(text: str) -> None:
         parse_text(text, "f", "yaml")
     assert caught.value.diagnostic.code == "LC001"
     assert caught.value.diagnostic.message == "nesting deeper than 200 levels"
+
+
+@pytest.mark.parametrize(
+    ("text", "format"),
+    [
+        ("{a: " + "9" * 5000 + "}", "json5"),
+        ("{a: -" + "9" * 5000 + "}", "json5"),
+        ("{a: 0x" + "f" * 4000 + "}", "json5"),
+        ("a: " + "9" * 5000, "yaml"),
+        ("a: -" + "9" * 5000, "yaml"),
+        ("a: 0x" + "f" * 4000, "yaml"),
+    ],
+)
+def test_integers_beyond_a_double_are_infinity_as_in_javascript(text: str, format: str) -> None:
+    # int() of more than 4300 digits raised ValueError, and str() of a huge hex int did too
+    # (in the lints); OpenClaw (JavaScript) reads such a number as Infinity.
+    root = parse_text(text, "f", format).root
+    assert isinstance(root, ObjectNode)
+    value = root.entries[0].value
+    assert isinstance(value, ScalarNode) and value.value == (-math.inf if "-" in text else math.inf)
+
+
+@pytest.mark.parametrize("format", ["json5", "yaml"])
+def test_integers_within_a_double_stay_exact(format: str) -> None:
+    big = 2**1024 - 1
+    root = parse_text(f"{{a: {big}, b: 0x{big:x}}}", "f", format).root
+    assert isinstance(root, ObjectNode)
+    assert [entry.value.value for entry in root.entries] == [big, big]  # type: ignore[attr-defined]
