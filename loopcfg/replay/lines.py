@@ -77,6 +77,11 @@ def loads(text: str | bytes) -> Any:
         return json.loads(text)
     except RecursionError:
         raise ValueError("nested too deeply to parse") from None
+    except ValueError as error:
+        if isinstance(error, json.JSONDecodeError) or "integer string" not in str(error):
+            raise
+        # CPython's 4300-digit limit; its message names a Python function to call.
+        raise ValueError("a number with more than 4300 digits") from None
 
 
 def _is_session_header(text: bytes) -> bool:

@@ -93,6 +93,16 @@ def test_a_line_nested_too_deep_for_json_is_one_malformed_line() -> None:
     assert detect_format(iter(lines_of(DEEP_LINE + "\n")))[0] == "trace"
 
 
+def test_a_number_over_pythons_digit_limit_is_one_malformed_line_in_plain_words() -> None:
+    text = '{"tool": "a", "args": {"n": ' + "9" * 5000 + "}}\n"
+    (problem,) = list(read_trace("t", iter(lines_of(text))))
+    assert isinstance(problem, Malformed)
+    assert (
+        problem.render()
+        == "t:1:1: LC000 error: not a JSON line: a number with more than 4300 digits"
+    )
+
+
 @pytest.mark.parametrize("custom_type", [[], {}, ["openclaw:prompt-error"]])
 def test_a_custom_entry_whose_type_is_not_a_string_is_skipped(custom_type: object) -> None:
     # `[] in frozenset(...)` raised TypeError (unhashable), which lost the whole file.
