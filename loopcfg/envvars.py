@@ -116,12 +116,23 @@ def read_env_file(path: str | os.PathLike[str]) -> dict[str, str]:
     """
     name = str(path)
     try:
-        with open(name, encoding="utf-8-sig") as stream:
-            text = stream.read()
-    except (OSError, UnicodeDecodeError) as error:
-        reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
-        message = f"cannot read env file {name}: {reason}"
+        with open(name, "rb") as stream:
+            data = stream.read()
+    except OSError as error:
+        message = f"cannot read env file {name}: {error.strerror or error}"
         raise EnvFileError(Diagnostic.at("LC000", "error", message, None, file=name)) from None
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        # Where, in the user's terms (not Python's "codec can't decode ... in position 6").
+        before = data[: error.start].decode("utf-8", "replace").removeprefix("\ufeff")
+        rows = before.split("\n")
+        row, column = len(rows), len(rows[-1]) + 1
+        span = Span(name, row, column, row, column + 1)
+        message = f"env file is not UTF-8: invalid byte 0x{data[error.start]:02x}"
+        raise EnvFileError(
+            Diagnostic.at("LC000", "error", message, span, hint="save the file as UTF-8")
+        ) from None
     values: dict[str, str] = {}
     for number, line in enumerate(text.splitlines(), start=1):
         parsed = _parse_env_line(line)

@@ -82,6 +82,19 @@ def test_unreadable_or_malformed_env_file_is_a_usage_error(tmp_path: Path) -> No
     )
 
 
+def test_env_file_not_utf8_points_at_the_byte(tmp_path: Path) -> None:
+    # It said "'utf-8' codec can't decode byte 0xff in position 16: invalid start byte".
+    config = tmp_path / "openclaw.json5"
+    config.write_text(AGENT_CONFIG, encoding="utf-8")
+    bad = tmp_path / "bad.env"
+    bad.write_bytes(b"AGENT=main\nX=caf\xe9\n")
+    assert_one_line_usage_error(
+        invoke("validate", str(config), "--env-file", str(bad)),
+        f"{bad}:2:6: LC000 error: env file is not UTF-8: invalid byte 0xe9",
+        "(save the file as UTF-8)",
+    )
+
+
 # -- --max-bytes ----------------------------------------------------------------------------------
 
 
