@@ -10,6 +10,7 @@ and marks the invocation unsuccessful.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any
@@ -36,9 +37,14 @@ def artifact_uri(name: str) -> str:
     """A URI reference for a file name: relative paths stay relative (GitHub resolves them from
     the repository root), absolute ones become `file://` URIs; both percent-encoded."""
     path = PurePath(name)
-    if path.is_absolute():
-        return Path(name).as_uri()
-    return quote(path.as_posix(), safe="/")
+    # A name that is not UTF-8 on disk holds surrogate escapes (`\udcff` for the byte 0xff):
+    # its bytes are percent-encoded as they are, as Path.as_uri does for absolute paths.
+    try:
+        if path.is_absolute():
+            return Path(name).as_uri()
+        return quote(os.fsencode(path.as_posix()), safe="/")
+    except UnicodeEncodeError:  # a surrogate no file system name can hold
+        return quote(path.as_posix().encode("utf-8", "backslashreplace"), safe="/")
 
 
 def _fix_markdown(fix: str) -> str:

@@ -156,6 +156,10 @@ def test_wide_and_astral_characters_count_as_one_column(tmp_path: Path) -> None:
         ("config/open claw.json5", "config/open%20claw.json5"),
         ("<stdin>", "%3Cstdin%3E"),
         ("/etc/openclaw/openclaw.json5", "file:///etc/openclaw/openclaw.json5"),
+        # A file name that is not UTF-8 (the byte 0xff arrives as "\udcff"): UnicodeEncodeError.
+        ("caf\udcff.json5", "caf%FF.json5"),
+        ("/tmp/caf\udcff.json5", "file:///tmp/caf%FF.json5"),
+        ("caf\ud800.json5", "caf%5Cud800.json5"),
     ],
 )
 def test_artifact_uris(name: str, uri: str) -> None:
