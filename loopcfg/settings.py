@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Literal, TypeAlias
 
-from loopcfg.keys import SETTINGS, SETTINGS_BY_NAME
+from loopcfg.keys import GROUPS, SETTINGS, SETTINGS_BY_NAME, group_keys, top_level_keys
 
 Origin: TypeAlias = Literal["default", "global", "agent", "adjusted"]
 
@@ -121,8 +121,39 @@ def _flatten(block: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _as_int(value: Any) -> int:
-    # 1.0 is an integer in JSON5; validation has already refused anything that is not.
+    # 1.0 is an integer in JSON5; _check_block has refused anything that is not.
     return int(value)
+
+
+def _check_block(block: Mapping[str, Any]) -> None:
+    """Refuse what OpenClaw refuses (01 §1.2) in a block handed over as a plain dict.
+
+    Blocks from a config file were validated by the loader already; a host building the engine
+    from a dict gets the same strictness, so a typo or a 0 cannot silently become a default or a
+    threshold that fires on every call.
+    """
+    problems = [f"unknown key {key!r}" for key in block if key not in top_level_keys()]
+    for group in GROUPS:
+        value = block.get(group)
+        if group in block and not isinstance(value, Mapping):
+            problems.append(f"{group} must be an object, got {value!r}")
+        elif isinstance(value, Mapping):
+            known = group_keys(group)
+            problems += [f"unknown key '{group}.{key}'" for key in value if key not in known]
+    for name, value in _flatten(block).items():
+        if SETTINGS_BY_NAME[name].kind == "boolean":
+            if not isinstance(value, bool):
+                problems.append(f"{name} must be true or false, got {value!r}")
+        elif not _is_positive_integer(value):
+            problems.append(f"{name} must be a positive integer, got {value!r}")
+    if problems:
+        raise ValueError("invalid tools.loopDetection block: " + "; ".join(problems))
+
+
+def _is_positive_integer(value: Any) -> bool:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    return float(value).is_integer() and value > 0
 
 
 # The runtime's raises, in order (02 §2.3): (setting raised, setting it must exceed).
@@ -141,9 +172,12 @@ def settings_from_block(
 ) -> EffectiveSettings:
     """Apply 02 §2.3 to a merged block: defaults, then the runtime's threshold raises.
 
+    Raises ValueError for a block OpenClaw would refuse (unknown key, wrong type, not > 0).
+
     `sources` gives the provenance of written values; unwritten ones become `default`, raised
     ones `adjusted`.
     """
+    _check_block(block or {})
     flat = _flatten(block or {})
     values: dict[str, Any] = {}
     origin: dict[str, Source] = {}
