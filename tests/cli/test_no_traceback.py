@@ -187,7 +187,9 @@ def write(workdir: Path, name: str, data: bytes) -> str:
 
 
 FORMATS = st.sampled_from(["text", "json", "sarif", "github"])
-NAMES = st.sampled_from(["openclaw.json5", "openclaw.json", "openclaw.yaml", "config"])
+NAMES = st.sampled_from(
+    ["openclaw.json5", "openclaw.json", "openclaw.yaml", "config", "caf\udcff.json5"]
+)
 
 
 # -- validate -------------------------------------------------------------------------------------
@@ -329,6 +331,7 @@ LINE = (
     st.sampled_from([None, "trace", "openclaw"]),
     st.sampled_from(["text", "json"]),
     st.booleans(),
+    st.sampled_from([[], ["--branch", "active"], ["--no-run-scope"]]),
 )
 def test_replay_wrong_shapes(
     workdir: Path,
@@ -337,12 +340,14 @@ def test_replay_wrong_shapes(
     input_format: str | None,
     output_format: str,
     strict: bool,
+    more: list[str],
 ) -> None:
     data = as_bytes("\n".join([*header, *lines]) + "\n")
     path = write(workdir, "trace.jsonl", data)
     args = ["replay", path, "--jobs", "1", "--format", output_format, "--show-args"]
     args += ["--input", input_format] if input_format else []
     args += ["--strict"] if strict else []
+    args += more
     result = invoke(args)
     assert "cannot replay" not in result.stderr, result.stderr  # an internal error, caught
     if result.exit_code != 2 and output_format == "json":
@@ -430,3 +435,21 @@ def test_replay_json_writes_non_finite_arguments_as_strings(workdir: Path) -> No
     assert result.exit_code == 0
     args = strict_json(result.stdout)["events"][0]["args"]
     assert args == {"a": "NaN", "b": ["Infinity", "-Infinity", "Infinity"]}
+
+
+@pytest.mark.parametrize("how", [["--format", "json5"], ["--format", "yaml"], ["--explain"]])
+def test_resolve_names_an_odd_file_name_printably(workdir: Path, how: list[str]) -> None:
+    # A file name not UTF-8 on disk (surrogate escape) crashed the output; one with a line
+    # break ended a `//` comment early.
+    text = (EXAMPLES / "openclaw.json5").read_bytes()
+    for name in ("caf\udcff.json5", "two\nlines.json5"):
+        result = invoke(["resolve", "--config", write(workdir, name, text), *how])
+        assert result.exit_code == 0
+        encodable(result)
+        escaped = name.replace("\udcff", "\\udcff").replace("\n", "\\n")
+        assert f"{escaped}:8:7" in result.stdout
+        assert len(result.stdout.splitlines()) == len(
+            invoke(
+                ["resolve", "--config", str(EXAMPLES / "openclaw.json5"), *how]
+            ).stdout.splitlines()
+        )
