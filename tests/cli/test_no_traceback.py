@@ -21,6 +21,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from loopcfg.cli import cli
+from loopcfg.render.diagnostics import printable
 from tests.conftest import EXAMPLES
 
 ENV: dict[str, str | None] = {"NO_COLOR": None, "OPENCLAW_CONFIG_PATH": None, "HOME": None}
@@ -241,7 +242,7 @@ def test_resolve_mutated_configs(workdir: Path, text: str, name: str, agent: str
         args += ["--agent", agent, "--format", how]
     result = invoke(args)
     for line in result.stderr.splitlines():
-        assert PROBLEM.match(line) or line.startswith(str(path)), line
+        assert PROBLEM.match(line) or line.startswith(printable(path)), line
 
 
 # -- replay ---------------------------------------------------------------------------------------
