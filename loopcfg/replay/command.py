@@ -41,13 +41,17 @@ def run_replay(command: CommandOptions) -> tuple[str, list[str], int]:
     notes: list[str] = []
     try:
         baseline, candidate = _configs(command, notes)
-    except UsageError as error:
-        return "", [*notes, f"loopcfg replay: {error}"], EXIT_USAGE
+    except UsageError as error:  # the shape of click's own usage errors (cli.OneLineUsage)
+        line = f"loopcfg replay: error: {error} (see loopcfg replay --help)"
+        return "", [*notes, line], EXIT_USAGE
     except ConfigRefused as refused:
         return "", [*notes, *refused.lines], EXIT_USAGE
     files = collect_inputs(command.paths, glob=command.glob, include_bak=command.include_bak)
     if not files:
-        return "", [*notes, "loopcfg replay: no session files found"], EXIT_USAGE
+        # Name where it looked and for what: a folder of *.log files is not a bug of loopcfg.
+        where = ", ".join(command.paths)
+        line = f"loopcfg replay: error: no session files found in {where} (--glob {command.glob})"
+        return "", [*notes, line], EXIT_USAGE
     jobs = command.jobs or default_jobs()
     results = _replay(files, baseline, jobs, "replay" if candidate is None else "replay a")
     notes.extend(_problems(results))

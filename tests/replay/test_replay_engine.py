@@ -138,7 +138,8 @@ def test_unknown_agent_and_disabled_detection_are_said(tmp_path: Path) -> None:
 def test_fail_on_with_compare_is_a_usage_error(tmp_path: Path) -> None:
     trace = write(tmp_path, "t.jsonl", jsonl(*same_call(1)))
     result = run_cli(trace, "--agent", "a", "--agent", "b", "--fail-on", "warning")
-    assert result.exit_code == 2 and "--fail-on judges one config" in result.stderr
+    assert result.exit_code == 2
+    assert "loopcfg replay: error: --fail-on judges one config" in result.stderr
 
 
 def test_input_option_forces_the_reader(tmp_path: Path) -> None:

@@ -78,7 +78,13 @@ def test_named_files_are_replayed_as_given(folder: Path) -> None:
 
 def test_empty_folder_is_a_usage_error(tmp_path: Path) -> None:
     _, result = replay_json(str(tmp_path))
-    assert result.exit_code == 2 and "no session files found" in result.stderr
+    assert result.exit_code == 2
+    assert result.stderr.splitlines()[-1] == (
+        f"loopcfg replay: error: no session files found in {tmp_path} (--glob *.jsonl)"
+    )
+    (tmp_path / "a.log").write_text("{}\n", encoding="utf-8")
+    _, result = replay_json(str(tmp_path), "--glob", "*.txt")
+    assert result.stderr.splitlines()[-1].endswith(f"found in {tmp_path} (--glob *.txt)")
 
 
 def test_jobs_do_not_change_the_output(tmp_path: Path) -> None:
