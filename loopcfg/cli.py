@@ -385,7 +385,7 @@ def resolve_command(
     path = config or default_config_path()
     if path is None:
         click.echo(
-            "loopcfg: no config found ($OPENCLAW_CONFIG_PATH, ./openclaw.json5, "
+            "loopcfg resolve: error: no config found ($OPENCLAW_CONFIG_PATH, ./openclaw.json5, "
             "./openclaw.json, ~/.openclaw/openclaw.json); name one with --config",
             err=True,
         )
@@ -434,7 +434,10 @@ def explain_command(code: str | None) -> None:
     if rule is None:
         close = suggest_codes(code)
         hint = f" (did you mean {' or '.join(close)}?)" if close else ""
-        click.echo(f"loopcfg: unknown code {code!r}{hint}; `loopcfg explain` lists all", err=True)
+        click.echo(
+            f"loopcfg explain: error: unknown code {code!r}{hint}; `loopcfg explain` lists all",
+            err=True,
+        )
         sys.exit(EXIT_USAGE)
     click.echo(render_rule(rule), nl=False)
 

@@ -126,7 +126,7 @@ def test_explain_unknown_code_suggests_and_exits_2() -> None:
     exit_code, stdout, stderr = _explain("LC12")
     assert (exit_code, stdout) == (2, "")
     assert stderr == (
-        "loopcfg: unknown code 'LC12' (did you mean LC102 or LC202 or LC201?); "
+        "loopcfg explain: error: unknown code 'LC12' (did you mean LC102 or LC202 or LC201?); "
         "`loopcfg explain` lists all\n"
     )
 

@@ -73,3 +73,15 @@ def test_resolve_all_in_order_without_ignored_duplicates() -> None:
     ]
     # The first "safe-runner" is the agent: the later enabled: false never applies.
     assert results[0].enabled is None
+
+
+def test_resolve_with_no_config_anywhere_is_a_one_line_usage_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.delenv("OPENCLAW_CONFIG_PATH", raising=False)
+    result = CliRunner().invoke(cli, ["resolve"])
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr.startswith("loopcfg resolve: error: no config found (")
+    assert result.stderr.count("\n") == 1
