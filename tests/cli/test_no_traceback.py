@@ -14,12 +14,14 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import pytest
 from click.testing import CliRunner, Result
 from hypothesis import given
 from hypothesis import strategies as st
 
+from loopcfg import cli as cli_module
 from loopcfg.cli import cli
 from loopcfg.render.diagnostics import printable
 from tests.conftest import EXAMPLES
@@ -221,6 +223,21 @@ def test_validate_stdin_with_forced_format(text: str, input_format: str, fmt: st
     args = ["validate", "-", "--input-format", input_format, "--format", fmt]
     result = invoke([*args, "--stdin-filename", "in\u202e\n.json5"], stdin=as_bytes(text))
     assert_format(result, fmt)
+
+
+@given(CONFIG_TEXT, NAMES, st.booleans())
+def test_validate_on_a_terminal_shows_source_lines(
+    workdir: Path, text: str, name: str, color: bool
+) -> None:
+    # Source lines and carets (tty) run other code: tabs, wide characters, long lines.
+    path = write(workdir, name, as_bytes(text))
+    with mock.patch.object(cli_module, "stdout_is_tty", lambda: True):
+        result = invoke(["validate", path, "--verbose", *([] if color else ["--no-color"])])
+    encodable(result)
+    if not color:
+        lines = result.stdout.splitlines()
+        assert SUMMARY.match(lines[-1]), lines[-1]
+        assert all(PROBLEM.match(line) or line.startswith(" ") or not line for line in lines[:-1])
 
 
 # -- resolve --------------------------------------------------------------------------------------
