@@ -6,10 +6,6 @@ every file the diagnostics point into; nothing here formats anything (see loopcf
 
 from __future__ import annotations
 
-import io
-import os
-import stat
-import sys
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import BinaryIO, NamedTuple
@@ -76,18 +72,13 @@ def check_file(
     from loopcfg.validate import validate_config
 
     opts = options or CheckOptions()
-    stdin_data: bytes | None = None
-    if path == "-":
-        # Read it here (at most one byte over the limit, which the loader then refuses) so the
-        # text is still at hand for the source line of a syntax error.
-        stdin_data = _read_stdin(stdin, opts.max_bytes)
     loaded = load_config(
         path,
         env=opts.env,
         input_format=opts.input_format,
         stdin_filename=opts.stdin_filename,
         max_bytes=opts.max_bytes,
-        stdin=None if stdin_data is None else io.BytesIO(stdin_data),
+        stdin=stdin,
     )
     found = list(loaded.diagnostics)
     if loaded.root is not None:
@@ -97,11 +88,8 @@ def check_file(
     found = apply_suppressions(found, loaded.documents)
     found = select(found, opts.select, opts.ignore, verbose=opts.verbose)
     sources = {name: document.text for name, document in loaded.documents.items()}
-    for diagnostic in found:
-        if diagnostic.code == "LC001" and diagnostic.file not in sources:
-            text = _unparsed_text(diagnostic.file, loaded.file, stdin_data, opts.max_bytes)
-            if text is not None:
-                sources[diagnostic.file] = text
+    if loaded.unparsed_text is not None:  # a syntax error (LC001) is shown under a caret too
+        sources.setdefault(loaded.file, loaded.unparsed_text)
     return FileReport(loaded.file, sort_diagnostics(found), opts.strict, sources)
 
 
@@ -109,33 +97,3 @@ def check_paths(
     paths: Sequence[str], options: CheckOptions | None = None, *, stdin: BinaryIO | None = None
 ) -> list[FileReport]:
     return [check_file(path, options, stdin=stdin) for path in paths]
-
-
-def _read_stdin(stream: BinaryIO | None, max_bytes: int) -> bytes | None:
-    source = stream if stream is not None else getattr(sys.stdin, "buffer", None)
-    if source is None:
-        return None  # no byte stream: the loader reads (and reports) standard input itself
-    try:
-        return source.read(max_bytes + 1)
-    except OSError:
-        return None  # the loader reads again and reports the error as LC000
-
-
-def _unparsed_text(name: str, top: str, stdin_data: bytes | None, max_bytes: int) -> str | None:
-    """The text of a file that did not parse, for its source line; None when unavailable."""
-    if stdin_data is not None and name == top:
-        data: bytes | None = stdin_data[:max_bytes]
-    else:
-        data = _read_regular_file(name, max_bytes)
-    return None if data is None else data.decode("utf-8", "replace")
-
-
-def _read_regular_file(name: str, max_bytes: int) -> bytes | None:
-    try:
-        info = os.stat(name)
-        if not stat.S_ISREG(info.st_mode) or info.st_size > max_bytes:
-            return None
-        with open(name, "rb") as stream:
-            return stream.read(max_bytes)
-    except OSError:
-        return None

@@ -37,12 +37,20 @@ class LoadedConfig:
     methods on every start (see bench/validate_cold.py). Compared by identity, as before.
     """
 
-    __slots__ = __match_args__ = ("file", "document", "documents", "root", "diagnostics")
+    __slots__ = __match_args__ = (
+        "file",
+        "document",
+        "documents",
+        "root",
+        "diagnostics",
+        "unparsed_text",
+    )
     file: str
     document: Document | None
     documents: dict[str, Document]
     root: ObjectNode | None
     diagnostics: list[Diagnostic]
+    unparsed_text: str | None  # the top file's text when it was read but did not parse
 
     def __init__(
         self,
@@ -51,12 +59,14 @@ class LoadedConfig:
         documents: dict[str, Document] | None = None,
         root: ObjectNode | None = None,
         diagnostics: list[Diagnostic] | None = None,
+        unparsed_text: str | None = None,
     ) -> None:
         self.file = file
         self.document = document
         self.documents = {} if documents is None else documents
         self.root = root
         self.diagnostics = [] if diagnostics is None else diagnostics
+        self.unparsed_text = unparsed_text
 
     def __repr__(self) -> str:
         shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__match_args__)
@@ -90,7 +100,7 @@ def load_config(
     try:
         document = _read_top(name, input_format, stdin_filename, max_bytes, stdin)
     except SourceError as error:
-        return LoadedConfig(display, None, {}, None, [error.diagnostic])
+        return LoadedConfig(display, None, {}, None, [error.diagnostic], error.text)
     display = document.file
     loaded = LoadedConfig(display, document, {display: document})
     if not isinstance(document.root, ObjectNode):

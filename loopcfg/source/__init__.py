@@ -60,9 +60,12 @@ def load_document(
     else:
         name = path
         data = _read_file(path, max_bytes)
-    text = decode(data, name)
     chosen = input_format or format_for((stdin_filename or "") if path == "-" else path)
-    return parse_text(text, name, chosen)
+    try:
+        return parse_text(decode(data, name), name, chosen)
+    except SourceError as error:
+        error.text = data.decode("utf-8", "replace")
+        raise
 
 
 def _limit_text(max_bytes: int) -> str:

@@ -14,6 +14,9 @@ class SourceError(Exception):
     def __init__(self, diagnostic: Diagnostic) -> None:
         super().__init__(diagnostic.message)
         self.diagnostic = diagnostic
+        # What was read of a file that did not parse (set by `load_document`), so a renderer
+        # can show the line of the syntax error without reading the file a second time.
+        self.text: str | None = None
 
     def __str__(self) -> str:
         where = self.diagnostic.file

@@ -53,3 +53,16 @@ def test_plain_dicts() -> None:
     block = loaded.root.get("tools").get("loopDetection")  # type: ignore[union-attr]
     assert block.get("enabled").path == ("tools", "loopDetection", "enabled")  # type: ignore[union-attr]
     assert [d.code for d in loaded_from_python("text").diagnostics] == ["LC008"]
+
+
+@needs_reader
+def test_unparsed_top_file_keeps_its_text_read_once(tmp_path: Path) -> None:
+    broken = tmp_path / "openclaw.json5"
+    broken.write_text("{a: 1 b: 2}\n")
+    loaded = load_config(str(broken), env={})
+    assert [d.code for d in loaded.diagnostics] == ["LC001"]
+    assert loaded.unparsed_text == "{a: 1 b: 2}\n"  # for the caret under the syntax error
+    from_stdin = load_config("-", env={}, stdin=io.BytesIO(b"{a: \xff}"))
+    assert from_stdin.unparsed_text == "{a: \ufffd}"  # not UTF-8: shown with replacements
+    assert load_config(str(tmp_path / "missing.json5"), env={}).unparsed_text is None
+    assert load_config(str(tmp_path), env={}).unparsed_text is None  # a directory: LC000
