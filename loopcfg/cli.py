@@ -10,8 +10,8 @@ from __future__ import annotations
 import gc
 import os
 import sys
-from collections.abc import Callable
-from typing import Any, TypeVar
+from collections.abc import Callable, Mapping
+from typing import Any, NoReturn, TypeVar
 
 import click
 
@@ -174,8 +174,7 @@ def validate_command(
       cat openclaw.json5 | loopcfg validate - --stdin-filename openclaw.json5
     """
     from loopcfg.check import CheckOptions, check_paths
-    from loopcfg.envvars import EnvFileError, environment_with
-    from loopcfg.render.diagnostics import RENDERERS, RenderOptions, diagnostic_line
+    from loopcfg.render.diagnostics import RENDERERS, RenderOptions
 
     if files.count("-") > 1:  # the second read finds stdin drained: "the file is empty"
         raise click.UsageError("- (standard input) can be named only once")
@@ -187,19 +186,9 @@ def validate_command(
 
         found = default_config_path()
         if found is None:
-            click.echo(
-                "loopcfg validate: error: no config file named and none found "
-                "($OPENCLAW_CONFIG_PATH, ./openclaw.json5, ./openclaw.json, "
-                "~/.openclaw/openclaw.json)",
-                err=True,
-            )
-            sys.exit(EXIT_USAGE)
+            _usage_exit(f"loopcfg validate: error: no config file named and none found ({LOOKUP})")
         paths = [str(found)]
-    try:
-        env = environment_with(env_file)
-    except EnvFileError as error:
-        click.echo(diagnostic_line(error.diagnostic), err=True)
-        sys.exit(EXIT_USAGE)
+    env = _environment_or_exit(env_file)
     options = CheckOptions(
         select=tuple(select_codes),
         ignore=tuple(ignore_codes),
@@ -216,6 +205,26 @@ def validate_command(
     render = RenderOptions(source=bool(obj.get("tty", False)), color=color)
     click.echo(RENDERERS[output_format](reports, render), nl=False, color=color)
     sys.exit(max(report.exit_code for report in reports))
+
+
+# Where validate and resolve look for a config when none is named (05-cli).
+LOOKUP = "$OPENCLAW_CONFIG_PATH, ./openclaw.json5, ./openclaw.json, ~/.openclaw/openclaw.json"
+
+
+def _usage_exit(line: str) -> NoReturn:
+    click.echo(line, err=True)
+    sys.exit(EXIT_USAGE)
+
+
+def _environment_or_exit(env_file: str | None) -> Mapping[str, str]:
+    """The environment overlaid on `--env-file`; a bad env file is one line and exit 2."""
+    from loopcfg.envvars import EnvFileError, environment_with
+    from loopcfg.render.diagnostics import diagnostic_line
+
+    try:
+        return environment_with(env_file)
+    except EnvFileError as error:
+        _usage_exit(diagnostic_line(error.diagnostic))
 
 
 def _check_codes(option: str, values: tuple[str, ...]) -> None:
@@ -257,8 +266,7 @@ def schema_command(out: str | None, block_only: bool) -> None:
             stream.write(text)
     except OSError as error:
         # No position: the file was not written (the documented `file: CODE ...` shape).
-        click.echo(f"{out}: LC000 error: cannot write the schema: {error.strerror}", err=True)
-        sys.exit(EXIT_USAGE)
+        _usage_exit(f"{out}: LC000 error: cannot write the schema: {error.strerror}")
 
 
 @cli.command("replay", cls=OneLineUsage)
@@ -372,8 +380,6 @@ def resolve_command(
       loopcfg resolve --all --format json
     """
     from loopcfg.config import load_config
-    from loopcfg.envvars import EnvFileError, environment_with
-    from loopcfg.render.diagnostics import diagnostic_line
     from loopcfg.resolve import default_config_path, run_resolve
 
     if every and agent is not None:
@@ -384,17 +390,8 @@ def resolve_command(
         )
     path = config or default_config_path()
     if path is None:
-        click.echo(
-            "loopcfg resolve: error: no config found ($OPENCLAW_CONFIG_PATH, ./openclaw.json5, "
-            "./openclaw.json, ~/.openclaw/openclaw.json); name one with --config",
-            err=True,
-        )
-        sys.exit(EXIT_USAGE)
-    try:
-        env = environment_with(env_file)
-    except EnvFileError as error:
-        click.echo(diagnostic_line(error.diagnostic), err=True)
-        sys.exit(EXIT_USAGE)
+        _usage_exit(f"loopcfg resolve: error: no config found ({LOOKUP}); name one with --config")
+    env = _environment_or_exit(env_file)
     loaded = load_config(
         path,
         env=env,
@@ -434,11 +431,9 @@ def explain_command(code: str | None) -> None:
     if rule is None:
         close = suggest_codes(code)
         hint = f" (did you mean {' or '.join(close)}?)" if close else ""
-        click.echo(
-            f"loopcfg explain: error: unknown code {code!r}{hint}; `loopcfg explain` lists all",
-            err=True,
+        _usage_exit(
+            f"loopcfg explain: error: unknown code {code!r}{hint}; `loopcfg explain` lists all"
         )
-        sys.exit(EXIT_USAGE)
     click.echo(render_rule(rule), nl=False)
 
 
