@@ -383,7 +383,8 @@ def run_resolve(
 
     A refusal prints the errors exactly as `validate` prints them (the same renderer).
     """
-    from loopcfg.render.diagnostics import diagnostic_line, printable
+    from loopcfg.render import printable
+    from loopcfg.render.diagnostics import diagnostic_line
     from loopcfg.render.resolve import render
 
     errors = config_errors(loaded)

@@ -31,3 +31,20 @@ def _quoted_non_finite(match: re.Match[str]) -> str:
     reads them) are not JSON: other parsers refuse the whole output. Written as strings."""
     token = match.group()
     return token if token.startswith('"') else f'"{token}"'
+
+
+# Characters that must not reach a terminal or a log as they are: line breaks (one problem is
+# one line; a key named "x\n::error::..." must not become a workflow command), escape sequences
+# and bidirectional overrides (which reorder what is shown); lone surrogates (a JSON5 string
+# may hold one) because UTF-8 cannot encode them: writing them would fail.
+UNPRINTABLE = re.compile(
+    "[\x00-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u061c\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
+)
+_SHORT_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def printable(text: str) -> str:
+    """`text` with control, line-break and bidi characters written as escapes (`\\n`, `\\u001b`)."""
+    return UNPRINTABLE.sub(
+        lambda m: _SHORT_ESCAPES.get(m.group(), f"\\u{ord(m.group()):04x}"), text
+    )

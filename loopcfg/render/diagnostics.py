@@ -8,14 +8,13 @@ related locations as notes; `color=True` adds ANSI colours.
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from loopcfg.check import FileReport
 from loopcfg.diagnostics import Diagnostic
-from loopcfg.render import json_text
+from loopcfg.render import UNPRINTABLE, json_text, printable
 from loopcfg.source.nodes import Span, split_lines
 
 __all__ = [
@@ -38,23 +37,6 @@ class RenderOptions(NamedTuple):
     source: bool = False
     color: bool = False
     tab_size: int = 4
-
-
-# Characters that must not reach a terminal or a log as they are: line breaks (one problem is
-# one line; a key named "x\n::error::..." must not become a workflow command), escape sequences
-# and bidirectional overrides (which reorder what is shown); lone surrogates (a JSON5 string
-# may hold one) because UTF-8 cannot encode them: writing them would fail.
-_UNPRINTABLE = re.compile(
-    "[\x00-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u061c\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
-)
-_SHORT_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
-
-
-def printable(text: str) -> str:
-    """`text` with control, line-break and bidi characters written as escapes (`\\n`, `\\u001b`)."""
-    return _UNPRINTABLE.sub(
-        lambda m: _SHORT_ESCAPES.get(m.group(), f"\\u{ord(m.group()):04x}"), text
-    )
 
 
 def _parts(diagnostic: Diagnostic) -> tuple[str, str]:
@@ -114,7 +96,7 @@ def _paint(text: str, style: str, color: bool) -> str:
 def _cell(char: str) -> tuple[str, int]:
     """What a terminal shows for one code point, and how many cells it takes (tabs excepted)."""
     category = unicodedata.category(char)
-    if category == "Cc" or _UNPRINTABLE.match(char):
+    if category == "Cc" or UNPRINTABLE.match(char):
         # Control characters would move the cursor or worse, bidi overrides would reorder the
         # line under the caret: show a stand-in.
         return "\ufffd", 1

@@ -41,7 +41,7 @@ def escape_property(text: str) -> str:
 
 def annotation(diagnostic: Diagnostic) -> str:
     """The workflow command that annotates one diagnostic."""
-    from loopcfg.render.diagnostics import printable
+    from loopcfg.render import printable
 
     properties = [("file", printable(diagnostic.file))]
     span = diagnostic.span

@@ -81,7 +81,7 @@ def render_json(results: Sequence[FileReplay], *, show_args: bool = False) -> st
 def _joined(lines: Sequence[str]) -> str:
     """The output lines, each kept one printable line: session ids, tool names and arguments
     come from the recorded files and may hold line breaks, escape sequences or lone surrogates."""
-    from loopcfg.render.diagnostics import printable
+    from loopcfg.render import printable
 
     return "".join(printable(line) + "\n" for line in lines)
 

@@ -33,7 +33,7 @@ _YAML_COMMENT_COLUMN = 36  # past the longest "key: value" line
 def _position(source: Source) -> str:
     """`file:line:col`, printable: a file name may hold a line break (which would end a `//`
     comment and turn the rest into JSON5) or, not UTF-8 on disk, a surrogate escape."""
-    from loopcfg.render.diagnostics import printable
+    from loopcfg.render import printable
 
     if source.file is None:
         return ""

@@ -152,7 +152,7 @@ def _render(results: Sequence[FileReplay], command: CommandOptions) -> str:
 
 
 def emit(text: str, notes: Sequence[str]) -> None:
-    from loopcfg.render.diagnostics import printable
+    from loopcfg.render import printable
 
     for note in notes:  # they quote file names and ids from the input: one printable line each
         sys.stderr.write(printable(note) + "\n")

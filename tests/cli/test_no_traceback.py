@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from loopcfg import cli as cli_module
 from loopcfg.cli import cli
-from loopcfg.render.diagnostics import printable
+from loopcfg.render import printable
 from tests.conftest import EXAMPLES
 
 ENV: dict[str, str | None] = {"NO_COLOR": None, "OPENCLAW_CONFIG_PATH": None, "HOME": None}

@@ -245,7 +245,7 @@ def _unescape(text: str) -> str:
 @given(st.text(max_size=40), st.text(min_size=1, max_size=20))
 def test_annotations_parse_back_as_github_reads_them(message: str, file: str) -> None:
     """Split as the runner does (`::kind props::message`, props on `,` and the first `=`)."""
-    from loopcfg.render.diagnostics import printable
+    from loopcfg.render import printable
 
     found = Diagnostic.at("LC003", "error", message, Span(file, 3, 4, 3, 9))
     line = annotation(found)
