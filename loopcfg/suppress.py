@@ -77,8 +77,9 @@ def apply_suppressions(
     errors = any(diagnostic.severity == "error" for diagnostic in diagnostics)
     for suppressions in by_file.values():
         for suppression in suppressions:
-            if _is_unused(suppression, errors_only=errors):
-                kept.append(_unused(suppression, errors_only=errors))
+            unused = _unused(suppression, errors_only=errors)
+            if unused is not None:
+                kept.append(unused)
     return kept
 
 
@@ -95,17 +96,13 @@ def _suppressed(diagnostic: Diagnostic, suppressions: Iterable[Suppression]) -> 
     return hit
 
 
-def _unused_codes(suppression: Suppression, *, errors_only: bool) -> list[str]:
+def _unused(suppression: Suppression, *, errors_only: bool) -> Diagnostic | None:
+    """LC109 for a comment that names no code or codes that suppressed nothing, else None."""
     unused = [code for code in suppression.codes if code not in suppression.used]
-    return [code for code in unused if code.startswith("LC0")] if errors_only else unused
-
-
-def _is_unused(suppression: Suppression, *, errors_only: bool = False) -> bool:
-    return not suppression.codes or bool(_unused_codes(suppression, errors_only=errors_only))
-
-
-def _unused(suppression: Suppression, *, errors_only: bool = False) -> Diagnostic:
-    unused = _unused_codes(suppression, errors_only=errors_only)
+    if errors_only:
+        unused = [code for code in unused if code.startswith("LC0")]
+    if suppression.codes and not unused:
+        return None
     errors = [code for code in unused if code.startswith("LC0")]
     lints = [code for code in unused if code not in errors]
     if not suppression.codes:
