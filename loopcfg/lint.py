@@ -147,7 +147,7 @@ def _lc101_order_after_merge(scope: _Scope) -> list[_Finding]:
         "criticalThreshold": scope.settings.critical_threshold,
     }
     for adjustment in scope.settings.adjustments:
-        lower = _lower_of(adjustment)
+        lower = adjustment.raised_from
         involved = [adjustment.setting, lower]
         if lower == "criticalThreshold" and _was_adjusted(scope, "criticalThreshold"):
             involved.append("warningThreshold")
@@ -166,12 +166,6 @@ def _lc101_order_after_merge(scope: _Scope) -> list[_Finding]:
     return findings
 
 
-def _lower_of(adjustment: Adjustment) -> str:
-    if adjustment.setting == "criticalThreshold":
-        return "warningThreshold"
-    return "criticalThreshold"
-
-
 def _adjustment_of(scope: _Scope, name: str) -> Adjustment | None:
     return next((a for a in scope.settings.adjustments if a.setting == name), None)
 
@@ -182,10 +176,10 @@ def _was_adjusted(scope: _Scope, name: str) -> bool:
 
 def _raise_chain(scope: _Scope, name: str) -> list[str]:
     """The settings a raised value derives from: critical <- warning; global <- critical (<-)."""
-    if not _was_adjusted(scope, name):
+    adjustment = _adjustment_of(scope, name)
+    if adjustment is None:
         return []
-    lower = "warningThreshold" if name == "criticalThreshold" else "criticalThreshold"
-    return [lower, *_raise_chain(scope, lower)]
+    return [adjustment.raised_from, *_raise_chain(scope, adjustment.raised_from)]
 
 
 def _written_label(scope: _Scope, name: str, primary: str | None) -> str:
