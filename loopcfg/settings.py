@@ -105,6 +105,17 @@ class EffectiveSettings:
                 block.setdefault(setting.group, {})[setting.leaf] = value
         return block
 
+    def __reduce__(self) -> tuple[Any, tuple[dict[str, Any]]]:
+        # `sources` is a read-only MappingProxyType, which pickle refuses; carried as a dict and
+        # made read-only again, so settings cross to worker processes (replay --jobs) whole.
+        values = {name: getattr(self, name) for name in self.__dataclass_fields__}
+        values["sources"] = dict(self.sources)
+        return _unpickle_settings, (values,)
+
+
+def _unpickle_settings(values: dict[str, Any]) -> EffectiveSettings:
+    return EffectiveSettings(**{**values, "sources": MappingProxyType(values["sources"])})
+
 
 def _flatten(block: Mapping[str, Any]) -> dict[str, Any]:
     """{"detectors": {"pingPong": false}} -> {"detectors.pingPong": False} (known keys only)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -82,3 +83,19 @@ def test_release_ranges_drive_the_key_set() -> None:
     assert [s.name for s in settings_for("2026.8.1")] == ["enabled"]
     assert group_keys("detectors") == ["genericRepeat", "knownPollNoProgress", "pingPong"]
     assert all(accepted_in(s) for s in SETTINGS)
+
+
+def test_resolved_settings_pickle_with_their_provenance() -> None:
+    # Worker processes (replay --jobs, a host's multiprocessing) receive settings by pickle.
+    import pickle
+
+    from loopcfg import resolve_agent
+    from tests.conftest import EXAMPLES
+
+    settings = resolve_agent(str(EXAMPLES / "openclaw.json5"), "safe-runner")
+    assert settings.sources["warningThreshold"].origin == "agent"
+    copy = pickle.loads(pickle.dumps(settings))
+    assert copy == settings
+    assert dict(copy.sources) == dict(settings.sources)
+    with pytest.raises(TypeError):  # still read-only
+        copy.sources["warningThreshold"] = settings.sources["historySize"]  # type: ignore[index]

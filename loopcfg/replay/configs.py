@@ -2,14 +2,14 @@
 
 The config is loaded, validated and resolved in the parent process, for the `--agent` and for
 every agent of `agents.list` (a trace's `{"type":"config","agent":X}` line may name any of
-them); worker processes receive only these plain, picklable settings and never read the config
+them); worker processes receive only these settings (they pickle) and never read the config
 again.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from loopcfg.keys import SETTINGS
@@ -23,11 +23,6 @@ class ConfigRefused(Exception):
     def __init__(self, lines: list[str]) -> None:
         super().__init__(lines[0] if lines else "invalid config")
         self.lines = lines
-
-
-def portable(settings: EffectiveSettings) -> EffectiveSettings:
-    """The settings without provenance (a read-only mapping that cannot cross processes)."""
-    return replace(settings, sources={})
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,7 +43,7 @@ class ConfigTable:
 
 def defaults_table(agent: str | None = None) -> ConfigTable:
     """No --config: OpenClaw's defaults with the detectors switched on (05 replay)."""
-    settings = portable(settings_from_block({"enabled": True}))
+    settings = settings_from_block({"enabled": True})
     return ConfigTable(label_for(None, agent), settings, settings)
 
 
@@ -74,7 +69,7 @@ def load_table(
         raise ConfigRefused([diagnostic_line(d) for d in errors])
     global_settings = resolve_agent(loaded, None)
     base = resolve_agent(loaded, agent) if agent is not None else global_settings
-    agents = {s.agent: portable(s) for s in resolve_all(loaded) if s.agent is not None}
+    agents = {s.agent: s for s in resolve_all(loaded) if s.agent is not None}
     notes: list[str] = []
     if agent is not None and not base.found:
         notes.append(
@@ -87,7 +82,7 @@ def load_table(
             f"{'agent ' + repr(agent) if agent else 'the global block'}: the detectors are off, "
             "only the post-compaction guard runs (as in OpenClaw)"
         )
-    table = ConfigTable(label_for(config, agent), portable(base), portable(global_settings), agents)
+    table = ConfigTable(label_for(config, agent), base, global_settings, agents)
     return table, notes
 
 
