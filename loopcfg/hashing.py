@@ -466,11 +466,17 @@ def _volatile_items(value: Any) -> Iterator[tuple[Any, Any]]:
     )
 
 
+def string_action(args: Any) -> str | None:
+    """`args.action` when it is a string: OpenClaw compares it with `===` to string literals, so
+    any other value (a list, a number) selects no rule, and must not reach a set lookup."""
+    action = args.get("action") if isinstance(args, dict) else None
+    return action if isinstance(action, str) else None
+
+
 def is_message_send(tool: str, args: Any, send_tools: Collection[str] = ()) -> bool:
     if tool == "sessions_send" or tool in send_tools:
         return True
-    action = args.get("action") if isinstance(args, dict) else None
-    return tool == "message" and action in MESSAGE_SEND_ACTIONS
+    return tool == "message" and string_action(args) in MESSAGE_SEND_ACTIONS
 
 
 def is_loop_veto(result: Any) -> bool:
@@ -501,7 +507,7 @@ def outcome_hash(
     raw_details = result.get("details")
     details: dict[str, Any] = raw_details if isinstance(raw_details, dict) else {}
     text = _text_of(result)
-    action = args.get("action") if isinstance(args, dict) else None
+    action = string_action(args)
     if tool == "exec" and isinstance(details.get("status"), str):
         shape = _exec_shape(details, text)
         if shape is not None:

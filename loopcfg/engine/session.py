@@ -14,7 +14,7 @@ from loopcfg.engine import verdicts as v
 from loopcfg.engine.guard import Guard
 from loopcfg.engine.history import History, Record
 from loopcfg.engine.verdicts import NO_VERDICT, LoopBlocked, LoopEvent, Verdict
-from loopcfg.hashing import args_hash, js_trim, outcome_hash
+from loopcfg.hashing import args_hash, js_trim, outcome_hash, string_action
 from loopcfg.settings import EffectiveSettings, settings_from_block
 
 MAX_WARNING_KEYS = 256
@@ -254,8 +254,7 @@ class Session:
     def is_poll(self, tool: str, args: Any) -> bool:
         if tool == "command_status" or tool in self.hooks.poll_tools:
             return True
-        action = args.get("action") if isinstance(args, dict) else None
-        return tool == "process" and action in POLL_ACTIONS
+        return tool == "process" and string_action(args) in POLL_ACTIONS
 
     def _detect(self, tool: str, args: Any, h: str, run_id: str | None) -> Verdict:
         s = self.settings

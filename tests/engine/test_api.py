@@ -390,3 +390,20 @@ def test_deeply_nested_arguments_and_results_are_hashed() -> None:
         session.record_call("t", args)
         session.record_outcome("t", args, result={"details": {"deep": args}})
     assert session.check("t", args).count == 2
+
+
+@pytest.mark.parametrize("action", [["poll"], {"send": 1}, 7, None])
+def test_an_action_that_is_not_a_string_selects_no_rule(action: Any) -> None:
+    """OpenClaw compares `args.action` with `===` to strings: a list or an object is no poll and
+    no send (before, an unhashable action raised TypeError out of check and record_outcome)."""
+    session = LoopDetector({"enabled": True, "warningThreshold": 2}).session("k")
+    result = {"details": {"status": "running", "messageId": "m"}, "content": []}
+    for tool in ("process", "message"):
+        args = {"action": action}
+        for _ in range(2):
+            session.check(tool, args)
+            session.record_call(tool, args)
+            session.record_outcome(tool, args, result=result)
+        verdict = session.check(tool, args)
+        assert (verdict.detector, verdict.count) == ("generic_repeat", 2)  # not a poll
+        assert result_hash(tool, args, result) == result_hash("read", {}, result)  # rule 8
