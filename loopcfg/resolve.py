@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, TypeAlias
 
 from loopcfg.diagnostics import Diagnostic
 from loopcfg.keys import SETTINGS
+from loopcfg.lazy_pattern import LazyPattern
 from loopcfg.settings import EffectiveSettings, Origin, Source, settings_from_block
 from loopcfg.source.nodes import (
     ArrayNode,
@@ -60,7 +61,7 @@ ConfigInput: TypeAlias = "LoadedConfig | str | os.PathLike[str] | Mapping[str, A
 
 GLOBAL_BLOCK: DocPath = ("tools", "loopDetection")
 _VALID_ID = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}\Z")
-_INVALID_RUN = re.compile(r"[^a-z0-9_-]+")
+_INVALID_RUN = LazyPattern(r"[^a-z0-9_-]+")  # only for ids that are not valid as written
 _MAX_ID = 64
 _DEFAULT_AGENT = "main"
 
