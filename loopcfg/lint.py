@@ -20,7 +20,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
-from loopcfg.catalogue import severity_of
 from loopcfg.diagnostics import Diagnostic, Related
 from loopcfg.keys import SETTINGS_BY_NAME
 from loopcfg.resolve import (
@@ -461,6 +460,9 @@ def _diagnostic(
     hint: str | None = None,
     related: tuple[Related, ...] = (),
 ) -> Diagnostic:
+    # The catalogue (every code's documentation) is loaded only once there is a finding.
+    from loopcfg.catalogue import severity_of
+
     return Diagnostic.at(
         code,
         severity_of(code),

@@ -20,7 +20,6 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import NamedTuple
 
-from loopcfg.catalogue import severity_of
 from loopcfg.diagnostics import Diagnostic
 from loopcfg.source.nodes import Comment, Document, Span
 
@@ -118,6 +117,8 @@ def _unused(suppression: Suppression, *, errors_only: bool) -> Diagnostic | None
         hint = "remove it, or the codes that are not reported"
         if errors:
             hint = "remove it and fix the config: errors always fail"
+    from loopcfg.catalogue import severity_of  # the documentation of every code: only when needed
+
     return Diagnostic.at(
         "LC109", severity_of("LC109"), message, suppression.span, hint=hint, path=None
     )
@@ -131,9 +132,12 @@ def matches(code: str, prefixes: Iterable[str]) -> bool:
 def unknown_prefixes(values: Iterable[str]) -> list[str]:
     """The `--select`/`--ignore` parts that name no code at all (`LC999`, `LX1`, `102`): a typo
     there silently selects nothing, and a run that checks nothing passes."""
+    parts = _split(values)
+    if not parts:  # no option given: the catalogue need not be loaded
+        return []
     from loopcfg.catalogue import RULES
 
-    return [part for part in _split(values) if not any(matches(code, [part]) for code in RULES)]
+    return [part for part in parts if not any(matches(code, [part]) for code in RULES)]
 
 
 def _split(values: Iterable[str]) -> list[str]:

@@ -75,6 +75,17 @@ def test_validate_of_a_valid_config_imports_no_difflib(tmp_path: Path) -> None:
     assert "difflib" in loaded_modules(tmp_path, "validate", str(config))
 
 
+def test_validate_of_a_valid_config_loads_no_catalogue(tmp_path: Path) -> None:
+    # The catalogue holds every code's documentation; it is read for a finding's severity, so
+    # a config without findings does not pay for loading it (docs/performance.md).
+    modules = loaded_modules(tmp_path, "validate", str(EXAMPLES / "openclaw.json5"))
+    assert "loopcfg.lint" in modules and "loopcfg.suppress" in modules
+    assert not present(modules, "loopcfg.catalogue")
+    config = tmp_path / "openclaw.json5"
+    config.write_text("{tools: {loopDetection: {enabled: true, historySize: 5}}}\n")  # LC102
+    assert "loopcfg.catalogue" in loaded_modules(tmp_path, "validate", str(config))
+
+
 def test_validate_yaml_does_import_ruamel(tmp_path: Path) -> None:
     # The counterpart of the test above: the probe does see a lazily imported parser.
     config = tmp_path / "openclaw.yaml"
