@@ -17,11 +17,11 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeAlias
 
 from loopcfg.diagnostics import Diagnostic
+from loopcfg.frozen import Frozen
 from loopcfg.keys import SETTINGS
 from loopcfg.lazy_pattern import LazyPattern
 from loopcfg.settings import EffectiveSettings, Origin, Source, settings_from_block
@@ -110,16 +110,40 @@ class Written(NamedTuple):
         return Source(self.origin, span.file, span.line, span.column)
 
 
-@dataclass(frozen=True, slots=True)
-class AgentEntry:
-    """One entry of `agents.list` with a string id."""
+class AgentEntry(Frozen):
+    """One entry of `agents.list` with a string id (a frozen value, loopcfg/frozen.py)."""
 
+    __slots__ = __match_args__ = (
+        "index",
+        "raw_id",
+        "id",
+        "node",
+        "id_key_span",
+        "id_value_span",
+    )
     index: int
     raw_id: str
     id: str  # normalised
     node: ObjectNode
     id_key_span: Span | None
     id_value_span: Span | None
+
+    def __init__(
+        self,
+        index: int,
+        raw_id: str,
+        id: str,
+        node: ObjectNode,
+        id_key_span: Span | None,
+        id_value_span: Span | None,
+    ) -> None:
+        set_field = object.__setattr__
+        set_field(self, "index", index)
+        set_field(self, "raw_id", raw_id)
+        set_field(self, "id", id)
+        set_field(self, "node", node)
+        set_field(self, "id_key_span", id_key_span)
+        set_field(self, "id_value_span", id_value_span)
 
     @property
     def path(self) -> DocPath:

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import FrozenInstanceError
 from typing import Literal, TypeAlias
+
+from loopcfg.frozen import Frozen
 
 PathPart: TypeAlias = str | int
 DocPath: TypeAlias = tuple[PathPart, ...]
@@ -23,8 +24,8 @@ _IDENTIFIER = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*\Z")
 # module, and creating a dataclass compiles its generated methods at import time (0.3 to 0.7
 # ms per class here, measured for bench/validate_cold.py). They behave as the dataclasses they
 # replace did: the same constructor, repr and `__match_args__`; `Span` and `Comment` are frozen
-# values (equality and hash over their fields, `FrozenInstanceError` on assignment), the nodes
-# compare by identity (`eq=False`).
+# values (`loopcfg.frozen.Frozen`: equality and hash over their fields, `FrozenInstanceError` on
+# assignment), the nodes compare by identity (`eq=False`).
 
 
 def _repr(node: object, names: tuple[str, ...]) -> str:
@@ -32,36 +33,7 @@ def _repr(node: object, names: tuple[str, ...]) -> str:
     return f"{type(node).__qualname__}({shown})"
 
 
-class _Frozen:
-    """What `@dataclass(frozen=True, slots=True)` gives, over the subclass's `__slots__`."""
-
-    __slots__: tuple[str, ...] = ()
-
-    def _values(self) -> tuple[object, ...]:
-        return tuple(getattr(self, name) for name in self.__slots__)
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is self.__class__:
-            return self._values() == other._values()
-        return NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(self._values())
-
-    def __repr__(self) -> str:
-        return _repr(self, self.__slots__)
-
-    def __setattr__(self, name: str, value: object) -> None:
-        raise FrozenInstanceError(f"cannot assign to field {name!r}")
-
-    def __delattr__(self, name: str) -> None:
-        raise FrozenInstanceError(f"cannot delete field {name!r}")
-
-    def __reduce__(self) -> tuple[type, tuple[object, ...]]:
-        return (self.__class__, self._values())
-
-
-class Span(_Frozen):
+class Span(Frozen):
     """A range in one file. Lines and columns are 1-based code points; `end_column` is exclusive."""
 
     __slots__ = __match_args__ = ("file", "line", "column", "end_line", "end_column")
@@ -213,7 +185,7 @@ class ObjectNode:
 Node: TypeAlias = ScalarNode | ArrayNode | ObjectNode
 
 
-class Comment(_Frozen):
+class Comment(Frozen):
     """A comment as written, delimiters included (`// x`, `/* x */`, `# x`)."""
 
     __slots__ = __match_args__ = ("text", "span")
