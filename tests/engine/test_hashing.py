@@ -19,12 +19,14 @@ from hypothesis import strategies as st
 
 from loopcfg.hashing import (
     UNDEFINED,
+    _strip_iteratively,
     canonical_json,
     canonical_slow,
     digest,
     error_message,
     outcome_hash,
     plan_shape,
+    strip_volatile,
     unknown_tool_name,
 )
 
@@ -285,6 +287,30 @@ def test_numbers_round_trip_like_javascript(number: float) -> None:
         assert "e" not in text
 
 
+message_objects = st.fixed_dictionaries(
+    {"id": st.sampled_from(["m1", 7]), "text": st.sampled_from(["hi", None])},
+    optional={"direction": st.just("out"), "senderId": st.just(1), "conversation": st.just({})},
+)
+details = st.recursive(
+    st.none() | st.integers() | st.text(max_size=3) | message_objects,
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.tuples(inner, inner)
+        | st.dictionaries(
+            st.sampled_from(["id", "ts", "messageId", "receipt", "ok", "text", "message"]),
+            inner,
+            max_size=4,
+        )
+    ),
+    max_leaves=16,
+)
+
+
+@given(details.filter(lambda value: isinstance(value, list | tuple | dict)))
+def test_shallow_strip_equals_the_iterative_walk(value: Any) -> None:
+    assert strip_volatile(value) == _strip_iteratively(value)
+
+
 def test_message_send_details_of_any_depth_and_with_cycles() -> None:
     """Rule 6 strips ids at every depth without recursing: 5000 levels and a self-containing
     details object used to raise RecursionError out of record_outcome."""
@@ -301,3 +327,19 @@ def test_message_send_details_of_any_depth_and_with_cycles() -> None:
 
 def digest_text(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+@settings(max_examples=100)
+@given(values)
+def test_without_the_c_encoder_the_fast_path_is_the_same(value: Any) -> None:
+    """Where json has no C accelerator, the fast path uses JSONEncoder.encode instead of the C
+    encoder it builds once: the same text."""
+    from loopcfg import hashing
+
+    expected = canonical_json(value)
+    original = hashing._C_ENCODE
+    hashing._C_ENCODE = None
+    try:
+        assert canonical_json(value) == expected
+    finally:
+        hashing._C_ENCODE = original
