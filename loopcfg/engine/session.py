@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import marshal
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
@@ -13,48 +12,21 @@ from typing import Any
 from loopcfg.engine import verdicts as v
 from loopcfg.engine.guard import Guard
 from loopcfg.engine.history import History, Record
+from loopcfg.engine.memo import HashMemo
 from loopcfg.engine.verdicts import NO_VERDICT, LoopBlocked, LoopEvent, Verdict
-from loopcfg.hashing import args_hash, js_trim, outcome_hash, string_action
+from loopcfg.hashing import JS_WHITESPACE, string_action
 from loopcfg.settings import EffectiveSettings, settings_from_block
 
 MAX_WARNING_KEYS = 256
 MAX_GUARDS = 64
-# Args hashes remembered per session, so check, record_call and record_outcome of one call hash
-# its arguments once. Keyed by value (marshal bytes), so a mutated argument is a miss, not a
-# stale hash; large arguments are not kept.
-MEMO_SIZE = 8
-MEMO_MAX_BYTES = 4096
 POLL_ACTIONS = frozenset({"poll", "log"})
 
 
 def normalise_run_id(run_id: str | None) -> str | None:
+    """Trimmed as JavaScript trims (04 §4.2); empty means absent."""
     if run_id is None:
         return None
-    trimmed = js_trim(str(run_id))
-    return trimmed or None
-
-
-_LEAVES = (str, int, float, bool, type(None))
-
-
-def _plain(value: Any) -> bool:
-    """A tree of exact dict/list/tuple/str/int/float/bool/None (no cycles): the values whose
-    canonical JSON is determined by their marshal bytes."""
-    try:
-        return _plain_walk(value)
-    except RecursionError:
-        return False
-
-
-def _plain_walk(value: Any) -> bool:
-    kind = type(value)
-    if kind in _LEAVES:
-        return True
-    if kind is dict:
-        return all(type(k) in _LEAVES and _plain_walk(v) for k, v in value.items())
-    if kind is list or kind is tuple:
-        return all(map(_plain_walk, value))
-    return False
+    return str(run_id).strip(JS_WHITESPACE) or None  # js_trim, inline: three calls per call
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,33 +48,11 @@ class Session:
         self.calls = 0
         self.warning_buckets: dict[str, int] = {}
         self.guards: OrderedDict[str | None, Guard] = OrderedDict()
-        self._memo: dict[tuple[str, bytes], str] = {}
+        self.memo = HashMemo(hooks.send_tools)
 
     def args_hash(self, tool: str, args: Any) -> str:
-        """`loopcfg.hashing.args_hash`, remembered for the last few calls' arguments.
-
-        Equal marshal bytes mean equal builtin values of equal types (marshal refuses anything
-        else). Only JSON-shaped values are remembered: their canonical JSON is a function of the
-        marshal bytes, and bytes equal to theirs come from a value of the same shape, so a hit is
-        exact. Other marshallable values are not: marshal sorts a set's elements while its str()
-        follows the table order ({1, 9} and {9, 1} are equal, their texts differ), and a code
-        object's str() holds its address."""
-        try:
-            key = marshal.dumps(args)
-        except (ValueError, TypeError, RecursionError):
-            return args_hash(tool, args)
-        if len(key) > MEMO_MAX_BYTES:
-            return args_hash(tool, args)
-        memo = self._memo
-        h = memo.get((tool, key))
-        if h is None:
-            h = args_hash(tool, args)
-            if not _plain(args):
-                return h
-            if len(memo) >= MEMO_SIZE:
-                memo.clear()
-            memo[(tool, key)] = h
-        return h
+        """`loopcfg.hashing.args_hash`, remembered for the last few arguments (engine/memo.py)."""
+        return self.memo.args_hash(tool, args)
 
     # -- the host's calls ----------------------------------------------------------------------
 
@@ -166,9 +116,7 @@ class Session:
         run: str | None,
         call_id: str | None,
     ) -> None:
-        result_hash, unknown = outcome_hash(
-            tool, args, result, error, send_tools=self.hooks.send_tools
-        )
+        result_hash, unknown = self.memo.outcome_hash(tool, args, result, error)
         if result_hash is None:
             return
         if h is None:

@@ -321,51 +321,6 @@ def test_guard_abort_attributes_and_cleanup() -> None:
     assert "run-0" not in session.guards and f"run-{MAX_GUARDS + 9}" in session.guards
 
 
-# -- the per-session args-hash memo --------------------------------------------------------------
-
-
-class Opaque:
-    def __str__(self) -> str:
-        return "opaque"
-
-
-@pytest.mark.parametrize(
-    "args",
-    [{"a": 1}, {"a": True}, {"a": 1.0}, {"a": -0.0}, {"a": float("nan")}, {"b": "\ud800"},
-     {"a": [1, (2, 3)]}, {"x": Opaque()}, {"big": "x" * 10_000}, [1, {2: 3}], "plain", None],
-)  # fmt: skip
-def test_memoised_args_hash_is_exact(args: Any) -> None:
-    session = LoopDetector().session("k")
-    for _ in range(2):  # a miss, then a hit (where the value can be remembered)
-        assert session.args_hash("t", args) == args_hash("t", args)
-    assert len(session._memo) <= 1
-
-
-def test_memo_is_keyed_by_value_and_bounded() -> None:
-    from loopcfg.engine.session import MEMO_SIZE
-
-    session = LoopDetector({"enabled": True}).session("k")
-    args = {"path": "/a"}
-    session.check("read", args)
-    args["path"] = "/b"  # mutated between check and record: the record has the new value's hash
-    session.record_call("read", args)
-    assert next(iter(session.history)).args_hash == args_hash("read", {"path": "/b"})
-    for i in range(3 * MEMO_SIZE):
-        session.args_hash("read", {"i": i})
-    assert len(session._memo) <= MEMO_SIZE
-
-
-def test_memo_never_answers_for_a_value_whose_text_is_not_its_marshal_bytes() -> None:
-    # marshal sorts a set's elements, str() follows the hash table: equal sets, equal bytes,
-    # different texts; a code object's str() holds its address. Each must get its own hash.
-    first, second = {1, 9}, {9, 1}
-    assert str(first) != str(second)
-    codes = compile("1", "f", "eval"), compile("1", "f", "eval")
-    session = LoopDetector().session("k")
-    for args in ({"s": first}, {"s": second}, [codes[0]], [codes[1]]):
-        assert session.args_hash("t", args) == args_hash("t", args)
-
-
 def test_run_ids_are_trimmed_as_javascript_trims() -> None:
     """04 §4.2: a run id is trimmed (String.prototype.trim: U+FEFF goes, U+001C stays), and an
     empty one is absent."""
