@@ -6,6 +6,7 @@ Each setting records the OpenClaw release range in which it is accepted, so that
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Literal, NamedTuple, TypeAlias
 
 Kind: TypeAlias = Literal["boolean", "positiveInteger"]
@@ -149,6 +150,7 @@ def accepted_in(setting: Setting, release: str = TARGET_RELEASE) -> bool:
     return setting.until is None or version < release_tuple(setting.until)
 
 
+@cache  # the key set of a release never changes; every block read asks for it
 def settings_for(release: str = TARGET_RELEASE) -> tuple[Setting, ...]:
     return tuple(setting for setting in SETTINGS if accepted_in(setting, release))
 

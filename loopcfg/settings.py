@@ -184,7 +184,8 @@ def _check_block(block: Mapping[str, Any]) -> None:
     from a dict gets the same strictness, so a typo or a 0 cannot silently become a default or a
     threshold that fires on every call.
     """
-    problems = [f"unknown key {key!r}" for key in block if key not in top_level_keys()]
+    allowed = top_level_keys()
+    problems = [f"unknown key {key!r}" for key in block if key not in allowed]
     for group in GROUPS:
         value = block.get(group)
         if group in block and not isinstance(value, Mapping):
