@@ -64,6 +64,33 @@ def test_validate_json5_imports_no_yaml_and_no_engine(tmp_path: Path) -> None:
         assert not present(modules, package), package
 
 
+def test_validate_loads_no_other_command(tmp_path: Path) -> None:
+    # schema, replay, resolve and explain are defined in loopcfg/commands/ and imported only
+    # when named (cli.LazyGroup): validate and --version do not build their options.
+    for args in (("validate", str(EXAMPLES / "openclaw.json5")), ("--version",)):
+        assert not present(loaded_modules(tmp_path, *args), "loopcfg.commands"), args
+    modules = loaded_modules(tmp_path, "schema", "--block-only")
+    assert "loopcfg.commands.schema" in modules
+    assert "loopcfg.commands.replay" not in modules
+    # --help lists every command with its short help, so it loads them all.
+    modules = loaded_modules(tmp_path, "--help")
+    for name in ("explain", "replay", "resolve", "schema"):
+        assert f"loopcfg.commands.{name}" in modules
+
+
+def test_an_unknown_command_is_matched_against_every_command() -> None:
+    import click
+    from click.testing import CliRunner
+
+    from loopcfg.cli import cli
+
+    result = CliRunner().invoke(cli, ["resolv"])
+    assert result.exit_code == 2
+    assert "No such command 'resolv'." in result.output
+    if hasattr(click, "NoSuchCommand"):  # click 8.4 and later suggest close names
+        assert "Did you mean 'resolve'?" in result.output
+
+
 def test_validate_of_a_valid_config_imports_no_difflib(tmp_path: Path) -> None:
     # "did you mean" suggestions are the only use of difflib; a config without unknown keys
     # or agents does not pay for importing it (docs/performance.md, cold validate).

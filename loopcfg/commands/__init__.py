@@ -1,0 +1,1 @@
+"""The commands other than `validate`, one module each, loaded when named (loopcfg/cli.py)."""

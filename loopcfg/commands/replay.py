@@ -1,0 +1,87 @@
+"""`loopcfg replay`: replay recorded sessions through the engine.
+
+Loaded only when the command is named (or `loopcfg --help` lists it): see `LazyGroup` in
+loopcfg/cli.py, which wires it in.
+"""
+
+from __future__ import annotations
+
+import gc
+import sys
+
+import click
+
+from loopcfg.cli import OneLineUsage, max_bytes_option
+
+
+@click.command("replay", cls=OneLineUsage)
+@click.argument("traces", nargs=-1, required=True)
+@click.option("--config", "config", help="Config file to resolve (default: defaults, enabled).")
+@click.option("--agent", "agents", multiple=True, help="Agent id; twice compares two agents.")
+@click.option("--compare", "compare", help="A second config to compare with, side by side.")
+@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text")
+@click.option("--fail-on", type=click.Choice(["warning", "critical", "abort"]), default=None)
+@click.option("--strict", is_flag=True, help="Stop at the first malformed line (exit 2).")
+@click.option("--input", "input_format", type=click.Choice(["trace", "openclaw"]), default=None)
+@click.option("--glob", "glob", default="*.jsonl", show_default=True, help="Folder walk pattern.")
+@click.option("--include-bak", is_flag=True, help="Also replay *.bak-* copies in folders.")
+@click.option("--no-run-scope", is_flag=True, help="Treat each session as one run.")
+@click.option("--branch", type=click.Choice(["file", "active"]), default="file")
+@click.option("--trajectory", type=click.Path(dir_okay=False), help="Run ids from a sidecar.")
+@click.option("--show-args", is_flag=True, help="Print tool arguments (may be personal data).")
+@click.option("--jobs", type=click.IntRange(min=1), default=None, help="Processes (default: cores)")
+@max_bytes_option("config (--config, --compare)")
+def replay_command(
+    traces: tuple[str, ...],
+    config: str | None,
+    agents: tuple[str, ...],
+    compare: str | None,
+    output_format: str,
+    fail_on: str | None,
+    strict: bool,
+    input_format: str | None,
+    glob: str,
+    include_bak: bool,
+    no_run_scope: bool,
+    branch: str,
+    trajectory: str | None,
+    show_args: bool,
+    jobs: int | None,
+    max_bytes: int,
+) -> None:
+    """Replay recorded sessions through the engine: what would be warned, blocked, aborted.
+
+    \b
+    Examples:
+      loopcfg replay ~/.openclaw/agents/main/sessions/ --config openclaw.json5 --agent main
+      loopcfg replay trace.jsonl --format json --fail-on critical
+      loopcfg replay sessions/ --config openclaw.json5 --compare tuned.json5
+    """
+    gc.enable()  # replay runs long and holds many objects: it gets its collector back (main())
+    from loopcfg.replay.command import CommandOptions, emit, run_replay
+    from loopcfg.replay.driver import ReplayOptions
+
+    options = ReplayOptions(
+        config=config,
+        input_format=input_format,  # type: ignore[arg-type]
+        run_scope=not no_run_scope,
+        branch_active=branch == "active",
+        trajectory=trajectory,
+        strict=strict,
+        max_bytes=max_bytes,
+    )
+    command = CommandOptions(
+        paths=traces,
+        options=options,
+        agents=agents,
+        compare=compare,
+        output_format=output_format,
+        fail_on=fail_on,  # type: ignore[arg-type]
+        glob=glob,
+        include_bak=include_bak,
+        show_args=show_args,
+        jobs=jobs,
+    )
+    text, notes, code = run_replay(command)
+    emit(text, notes)
+    sys.exit(code)
