@@ -350,7 +350,7 @@ def load_oracle() -> Callable[[EffectiveSettings], Any] | None:
 
 
 def _no_fast_path(value: Any) -> None:
-    """`loopcfg.hashing._fast` that always declines: every value goes the exact slow path."""
+    """`loopcfg.hashing._fast_utf8` that always declines: every value goes the exact slow path."""
     return None
 
 
@@ -358,16 +358,17 @@ def _no_fast_path(value: Any) -> None:
 def straightforward_hashing() -> Iterator[None]:
     """Hash through the exact slow path of canonical JSON only (04 §4.3), for this block only.
 
-    `loopcfg.hashing.digest` and `canonical_json` take the stdlib fast path only when the
-    module-level `_fast` returns a text; they look it up at call time, so swapping it for one
-    that always returns None leaves every value to `canonical_slow`. Restored on exit. Used to
-    run the oracle as a fully straightforward implementation of 04 would hash."""
-    original = hashing_module._fast
-    hashing_module._fast = _no_fast_path
+    `loopcfg.hashing.digest` and `canonical_json` take the fast path (orjson, or stdlib json)
+    only when the module-level `_fast_utf8` returns bytes; they look it up at call time, so
+    swapping it for one that always returns None leaves every value to `canonical_slow`.
+    Restored on exit. Used to run the oracle as a fully straightforward implementation of 04
+    would hash."""
+    original = hashing_module._fast_utf8
+    hashing_module._fast_utf8 = _no_fast_path
     try:
         yield
     finally:
-        hashing_module._fast = original
+        hashing_module._fast_utf8 = original
 
 
 def hashes_of(sessions: Sequence[tuple[str, list[Event]]]) -> list[tuple[str, Any]]:
@@ -404,8 +405,8 @@ def check_straightforward_hashing(sessions: Sequence[tuple[str, list[Event]]]) -
             slow = hashes_of(sessions)
     finally:
         hashing_module.canonical_slow = original_slow
-    if hashing_module._fast is _no_fast_path:
-        raise AssertionError("straightforward_hashing did not restore loopcfg.hashing._fast")
+    if hashing_module._fast_utf8 is _no_fast_path:
+        raise AssertionError("straightforward_hashing did not restore loopcfg.hashing._fast_utf8")
     if slow != fast:
         differing = sum(1 for a, b in zip(fast, slow, strict=True) if a != b)
         raise AssertionError(f"slow-path hashes differ from fast-path ones on {differing} calls")

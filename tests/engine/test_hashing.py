@@ -329,17 +329,26 @@ def digest_text(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-@settings(max_examples=100)
+@settings(max_examples=300)
 @given(values)
-def test_without_the_c_encoder_the_fast_path_is_the_same(value: Any) -> None:
-    """Where json has no C accelerator, the fast path uses JSONEncoder.encode instead of the C
-    encoder it builds once: the same text."""
+def test_every_fast_serializer_gives_the_same_text(value: Any) -> None:
+    """orjson, the stdlib C encoder built once, and JSONEncoder.encode (where json has no C
+    accelerator) render every value the fast path admits identically."""
     from loopcfg import hashing
 
     expected = canonical_json(value)
-    original = hashing._C_ENCODE
-    hashing._C_ENCODE = None
+    originals = hashing._ORJSON_DUMPS, hashing._C_ENCODE
     try:
+        hashing._ORJSON_DUMPS = None
+        assert canonical_json(value) == expected
+        hashing._C_ENCODE = None
         assert canonical_json(value) == expected
     finally:
-        hashing._C_ENCODE = original
+        hashing._ORJSON_DUMPS, hashing._C_ENCODE = originals
+
+
+def test_orjson_is_the_fast_serializer() -> None:
+    from loopcfg import hashing
+
+    assert hashing._ORJSON_DUMPS is not None  # a project dependency: the fast path uses it
+    assert hashing._fast_utf8({"b": "é\n", "a": [1, None]}) == '{"a":[1,null],"b":"é\\n"}'.encode()
