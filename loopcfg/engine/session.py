@@ -14,7 +14,7 @@ from loopcfg.engine.guard import Guard
 from loopcfg.engine.history import History, Record
 from loopcfg.engine.memo import HashMemo
 from loopcfg.engine.verdicts import NO_VERDICT, LoopBlocked, LoopEvent, Verdict
-from loopcfg.hashing import JS_WHITESPACE, string_action
+from loopcfg.hashing import JS_WHITESPACE, outcome_hash, string_action
 from loopcfg.settings import EffectiveSettings, settings_from_block
 
 MAX_WARNING_KEYS = 256
@@ -48,7 +48,7 @@ class Session:
         self.calls = 0
         self.warning_buckets: dict[str, int] = {}
         self.guards: OrderedDict[str | None, Guard] = OrderedDict()
-        self.memo = HashMemo(hooks.send_tools)
+        self.memo = HashMemo()
 
     def args_hash(self, tool: str, args: Any) -> str:
         """`loopcfg.hashing.args_hash`, remembered for the last few arguments (engine/memo.py)."""
@@ -63,13 +63,13 @@ class Session:
             with self.lock:
                 self.calls += 1
             return NO_VERDICT
-        return self._check(tool, args, self.args_hash(tool, args), run)
+        return self._check(tool, args, self.memo.args_hash(tool, args), run)
 
     def record_call(
         self, tool: str, args: Any, *, run_id: str | None = None, call_id: str | None = None
     ) -> None:
         """The call is about to run: it enters history without an outcome."""
-        self._record_call(tool, self.args_hash(tool, args), normalise_run_id(run_id), call_id)
+        self._record_call(tool, self.memo.args_hash(tool, args), normalise_run_id(run_id), call_id)
 
     def record_outcome(
         self,
@@ -116,11 +116,13 @@ class Session:
         run: str | None,
         call_id: str | None,
     ) -> None:
-        result_hash, unknown = self.memo.outcome_hash(tool, args, result, error)
+        result_hash, unknown = outcome_hash(
+            tool, args, result, error, send_tools=self.hooks.send_tools
+        )
         if result_hash is None:
             return
         if h is None:
-            h = self.args_hash(tool, args)
+            h = self.memo.args_hash(tool, args)
         with self.lock:
             history = self.history
             record = history.find_pending(run, tool, h, call_id)
