@@ -1,8 +1,9 @@
 """A rescanning implementation of 04, written from the spec: the oracle for differential tests.
 
 Deliberately naive: history is one plain list, and every check rescans it (run scoping, every
-streak, ping-pong) exactly as 04 §4.5 words it. Nothing here shares the engine's history or
-streak code; only the hashes (tested on their own against 04 §4.3) and the settings (02 §2.3) and
+streak, ping-pong) exactly as 04 §4.5 words it, and every value is hashed by the plain recursive
+canonical JSON of `oracle_hashing` (04 §4.3-§4.4 written again), every time it is needed.
+Nothing here shares the engine's history, streak or hashing code; only the settings (02 §2.3) and
 the value types (`Verdict`, `LoopEvent`, `CompactionLoopPersisted`) are reused, so results compare
 with `==`. Same API shape as the engine, so one driver runs both (also `bench/engine.py`).
 """
@@ -10,14 +11,13 @@ with `==`. Same API shape as the engine, so one driver runs both (also `bench/en
 from __future__ import annotations
 
 import logging
-import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from loopcfg.engine import CompactionLoopPersisted, LoopEvent, Verdict
-from loopcfg.hashing import args_hash, outcome_hash
 from loopcfg.settings import EffectiveSettings, settings_from_block
+from tests.engine.oracle_hashing import args_hash, outcome_hash, trim
 
 guard_log = logging.getLogger("loopcfg.guard")
 
@@ -25,17 +25,10 @@ MAX_WARNING_KEYS = 256
 POLL_ACTIONS = ("poll", "log")
 
 
-# What JavaScript's trim() removes: WhiteSpace (TAB, VT, FF, ZWNBSP and every Zs) and
-# LineTerminator (LF, CR, LS, PS); not U+001C-U+001F or U+0085, which Python's strip() removes.
-JS_TRIMMED = "\t\v\f\ufeff\n\r\u2028\u2029" + "".join(
-    chr(c) for c in range(0x10000) if unicodedata.category(chr(c)) == "Zs"
-)
-
-
 def _normalise(run_id: str | None) -> str | None:
     if run_id is None:
         return None
-    return str(run_id).strip(JS_TRIMMED) or None
+    return trim(str(run_id)) or None
 
 
 @dataclass

@@ -352,3 +352,20 @@ def test_orjson_is_the_fast_serializer() -> None:
 
     assert hashing._ORJSON_DUMPS is not None  # a project dependency: the fast path uses it
     assert hashing._fast_utf8({"b": "é\n", "a": [1, None]}) == '{"a":[1,null],"b":"é\\n"}'.encode()
+
+
+@pytest.mark.parametrize(("value", "expected"), JS_VECTORS)
+def test_the_oracle_canonical_json_matches_javascript_too(value: Any, expected: str) -> None:
+    from tests.engine import oracle_hashing
+
+    assert oracle_hashing.canonical(value) == expected
+
+
+@settings(max_examples=300)
+@given(values)
+def test_the_oracle_and_the_engine_render_alike(value: Any) -> None:
+    """tests/engine/oracle_hashing.py is 04 §4.3 written again, independently: the differential
+    tests of the engine then compare hashes too."""
+    from tests.engine import oracle_hashing
+
+    assert oracle_hashing.canonical(value) == canonical_json(value)
