@@ -161,31 +161,48 @@ def _slow(value: Any) -> str:
             return "".join(out)
 
 
-def _fast_safe(value: Any) -> bool:
-    """Whether stdlib json gives the exact bytes: plain types, safe ints, no floats, and no
-    astral-plane keys (Python sorts them by code point, JavaScript by UTF-16 unit)."""
+def _fast_size(value: Any) -> int:
+    """-1 unless stdlib json (and orjson) give the exact bytes: plain types, safe ints, no floats,
+    no astral-plane keys (Python sorts them by code point, JavaScript by UTF-16 unit). Else the
+    number of characters in its strings, keys included (orjson reserves several bytes for each)."""
     kind = type(value)
     if kind is dict:
+        size = 0
         for key, item in value.items():
             if type(key) is not str or (not key.isascii() and _ASTRAL.search(key)):
-                return False
+                return -1
             # Leaves inline: a call per string value would cost more than the check itself.
             kind = type(item)
-            if kind is str or kind is bool or item is None:
+            if kind is str:
+                size += len(key) + len(item)
+                continue
+            size += len(key)
+            if kind is bool or item is None:
                 continue
             if kind is int:
                 if not -_MAX_SAFE <= item <= _MAX_SAFE:
-                    return False
-            elif not _fast_safe(item):
-                return False
-        return True
-    if kind is str or kind is bool or value is None:
-        return True
+                    return -1
+                continue
+            inner = _fast_size(item)
+            if inner < 0:
+                return -1
+            size += inner
+        return size
+    if kind is str:
+        return len(value)
+    if kind is bool or value is None:
+        return 0
     if kind is int:
-        return bool(-_MAX_SAFE <= value <= _MAX_SAFE)
+        return 0 if -_MAX_SAFE <= value <= _MAX_SAFE else -1
     if kind is list:
-        return all(map(_fast_safe, value))
-    return False
+        size = 0
+        for item in value:
+            inner = _fast_size(item)
+            if inner < 0:
+                return -1
+            size += inner
+        return size
+    return -1
 
 
 # One encoder for every fast-path call (json.dumps would build one per call).
@@ -211,7 +228,7 @@ _C_ENCODE = (
 )
 
 
-# orjson (Rust) renders the values _fast_safe admits byte for byte as stdlib json does (sorted
+# orjson (Rust) renders the values _fast_size admits byte for byte as stdlib json does (sorted
 # keys, compact, non-ASCII raw, control characters escaped alike), about 20 times as fast on the
 # long strings of tool output; stdlib json is the fallback where its wheel is missing.
 try:
@@ -222,6 +239,10 @@ except ImportError:  # pragma: no cover - a platform without an orjson wheel
 else:
     _ORJSON_DUMPS = orjson.dumps
     _ORJSON_SORT_KEYS = orjson.OPT_SORT_KEYS
+# orjson reserves room for the worst-case escaping of every string up front (about ten times the
+# text: 2 MB for a 200 KB tool result); beyond this many characters stdlib json, whose peak is the
+# text twice, renders instead, so hashing a large result costs little memory.
+_ORJSON_MAX_CHARS = 32_768
 
 
 def _encode(value: Any) -> str:
@@ -233,17 +254,18 @@ def _encode(value: Any) -> str:
 def _fast_utf8(value: Any) -> bytes | None:
     """The canonical JSON as UTF-8 when a C serializer provably gives it exactly, else None.
 
-    `_fast_safe` admits only what orjson and stdlib json render as JavaScript does (no floats,
+    `_fast_size` admits only what orjson and stdlib json render as JavaScript does (no floats,
     no astral-plane keys). What remains are surrogates, which JavaScript pairs or replaces:
     orjson refuses them, and strict UTF-8 refuses them in stdlib json's text."""
     try:
-        if not _fast_safe(value):
+        size = _fast_size(value)
+        if size < 0:
             return None
-        if _ORJSON_DUMPS is not None:
+        if _ORJSON_DUMPS is not None and size <= _ORJSON_MAX_CHARS:
             return _ORJSON_DUMPS(value, option=_ORJSON_SORT_KEYS)
         return _encode(value).encode("utf-8")
     # TypeError: orjson's JSONEncodeError (surrogates, nesting beyond its limit). RecursionError:
-    # a cycle, or nesting that _fast_safe got through but the encoder (a few frames deeper)
+    # a cycle, or nesting that _fast_size got through but the encoder (a few frames deeper)
     # does not; the slow path handles both.
     except (TypeError, UnicodeEncodeError, RecursionError):
         return None

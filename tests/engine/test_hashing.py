@@ -215,7 +215,7 @@ def test_deep_nesting_renders_on_both_paths(depth: int) -> None:
 
 
 def test_nesting_the_fast_check_accepts_but_the_encoder_refuses() -> None:
-    """Near the recursion limit _fast_safe got through and the C encoder, which counts its own
+    """Near the recursion limit _fast_size got through and the C encoder, which counts its own
     recursion a few frames deeper, raised RecursionError out of digest and args_hash."""
     value: Any = "x"
     room = sys.getrecursionlimit() - len(inspect.stack(0))  # levels left below this frame
@@ -369,3 +369,23 @@ def test_the_oracle_and_the_engine_render_alike(value: Any) -> None:
     from tests.engine import oracle_hashing
 
     assert oracle_hashing.canonical(value) == canonical_json(value)
+
+
+def test_hashing_a_large_result_costs_little_memory() -> None:
+    """orjson reserves about ten times a string's length up front; past _ORJSON_MAX_CHARS the
+    stdlib encoder renders instead (its peak: the text twice), with the same digest."""
+    import tracemalloc
+
+    from loopcfg import hashing
+
+    text = "x\\n\u00e9" * 70_000
+    shape = {"details": {"status": "ok"}, "text": text}
+    expected = hashlib.sha256(canonical_slow(shape).encode("utf-8")).hexdigest()
+    digest(shape)  # warm: first-use allocations are not the point
+    tracemalloc.start()
+    try:
+        assert digest(shape) == expected
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert len(text) > hashing._ORJSON_MAX_CHARS and peak < 4 * len(text.encode())
