@@ -20,8 +20,6 @@ from loopcfg.diagnostics import Diagnostic, sort_diagnostics
 from loopcfg.validate import validate_config
 from tests.conftest import REPO
 
-from .conftest import needs_positions
-
 CASES = Path(__file__).parent / "cases"
 GOLDEN = REPO / "tests" / "golden" / "config"
 ENV = {"LOOPCFG_SET": "main", "LOOPCFG_EMPTY": ""}
@@ -60,7 +58,6 @@ def _as_json(diagnostic: Diagnostic, folder: str) -> dict[str, Any]:
     }
 
 
-@needs_positions
 @pytest.mark.parametrize("case", sorted(p.name for p in CASES.iterdir() if p.is_dir()))
 def test_golden(case: str, monkeypatch: pytest.MonkeyPatch) -> None:
     folder = CASES / case

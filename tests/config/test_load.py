@@ -11,13 +11,9 @@ import pytest
 from loopcfg.config import load_config, loaded_from_python
 from loopcfg.source.nodes import to_python
 
-from .conftest import REAL_READER
-
 Write = Callable[[str, str], Path]
-needs_reader = pytest.mark.skipif(not REAL_READER, reason="loopcfg.source.load_document missing")
 
 
-@needs_reader
 def test_unreadable_and_unparsable_top_level_files(write: Write, tmp_path: Path) -> None:
     missing = load_config(tmp_path / "nope.json5", env={})
     assert [d.code for d in missing.diagnostics] == ["LC000"]
@@ -27,7 +23,6 @@ def test_unreadable_and_unparsable_top_level_files(write: Write, tmp_path: Path)
     assert broken.root is None and not broken.ok
 
 
-@needs_reader
 def test_stdin_with_includes_relative_to_the_current_directory(
     write: Write, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -55,7 +50,6 @@ def test_plain_dicts() -> None:
     assert [d.code for d in loaded_from_python("text").diagnostics] == ["LC008"]
 
 
-@needs_reader
 def test_unparsed_top_file_keeps_its_text_read_once(tmp_path: Path) -> None:
     broken = tmp_path / "openclaw.json5"
     broken.write_text("{a: 1 b: 2}\n")

@@ -12,8 +12,6 @@ from loopcfg.config import load_config, loaded_from_python
 from loopcfg.diagnostics import Diagnostic
 from loopcfg.validate import suggest_key, validate_config
 
-from .conftest import needs_positions
-
 Write = Callable[[str, str], Path]
 
 
@@ -225,7 +223,6 @@ def test_values_from_an_included_file_are_reported_there(write: Write) -> None:
     assert found.path == "tools.loopDetection.historySize"
 
 
-@needs_positions
 def test_positions_point_at_key_and_value_tokens(write: Write) -> None:
     text = (
         "{\n"
@@ -249,7 +246,6 @@ def test_positions_point_at_key_and_value_tokens(write: Write) -> None:
     assert [r.span.start() for r in order.related] == [(6, 7)]
 
 
-@needs_positions
 def test_positions_in_an_included_file(write: Write) -> None:
     included = write("ld.json5", "{\n  enabled: true,\n  historySize: 0,\n}\n")
     top = write("openclaw.json5", '{ tools: { loopDetection: { $include: "ld.json5" } } }')
