@@ -205,44 +205,43 @@ def _fast_size(value: Any) -> int:
     return -1
 
 
-# One encoder for every fast-path call (json.dumps would build one per call).
-_ENCODER = json.JSONEncoder(
-    ensure_ascii=False, check_circular=False, sort_keys=True, separators=(",", ":")
-)
+# The fast path renders with orjson (Rust): for the values _fast_size admits its output is stdlib
+# json's byte for byte (sorted keys, compact, non-ASCII raw, control characters escaped alike),
+# about 20 times as fast on the long strings of tool output. orjson reserves room for the
+# worst-case escaping of every string up front (about ten times the text: 2 MB for a 200 KB
+# tool result), so past _ORJSON_MAX_CHARS characters stdlib json renders instead (its peak: the
+# text twice). So does it for everything if orjson is missing (a dependency, but an interpreter
+# without its wheel may have been installed without it).
+try:
+    import orjson
+except ImportError:  # pragma: no cover - exercised by patching _ORJSON_DUMPS in the tests
+    _ORJSON_DUMPS = None
+    _ORJSON_SORT_KEYS = 0
+else:
+    _ORJSON_DUMPS = orjson.dumps
+    _ORJSON_SORT_KEYS = orjson.OPT_SORT_KEYS
+_ORJSON_MAX_CHARS = 32_768
 
 
 def _refuse(value: Any) -> Any:
     raise TypeError(f"{type(value).__name__} is not JSON")
 
 
-# JSONEncoder.encode builds a C encoder (and a closure) on every call, which costs more than
-# encoding a small object; this is the same C encoder with the same options, built once.
-# (None where the C accelerator is missing: _ENCODER then.)
-_make_encoder = getattr(json.encoder, "c_make_encoder", None)
-_C_ENCODE = (
-    None
-    if _make_encoder is None
-    else _make_encoder(
-        None, _refuse, json.encoder.encode_basestring, None, ":", ",", True, False, True
-    )
+def _c_encoder() -> Any:
+    """stdlib json's C encoder with JSONEncoder's options for the fast path, built once:
+    JSONEncoder.encode builds a new one (and a closure) per call, which costs more than encoding
+    a small object. None where json has no C accelerator."""
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is None:
+        return None
+    return make(None, _refuse, json.encoder.encode_basestring, None, ":", ",", True, False, True)
+
+
+_C_ENCODE = _c_encoder()
+# The last resort, where json has no C accelerator.
+_ENCODER = json.JSONEncoder(
+    ensure_ascii=False, check_circular=False, sort_keys=True, separators=(",", ":")
 )
-
-
-# orjson (Rust) renders the values _fast_size admits byte for byte as stdlib json does (sorted
-# keys, compact, non-ASCII raw, control characters escaped alike), about 20 times as fast on the
-# long strings of tool output; stdlib json is the fallback where its wheel is missing.
-try:
-    import orjson
-except ImportError:  # pragma: no cover - a platform without an orjson wheel
-    _ORJSON_DUMPS = None
-    _ORJSON_SORT_KEYS = 0
-else:
-    _ORJSON_DUMPS = orjson.dumps
-    _ORJSON_SORT_KEYS = orjson.OPT_SORT_KEYS
-# orjson reserves room for the worst-case escaping of every string up front (about ten times the
-# text: 2 MB for a 200 KB tool result); beyond this many characters stdlib json, whose peak is the
-# text twice, renders instead, so hashing a large result costs little memory.
-_ORJSON_MAX_CHARS = 32_768
 
 
 def _encode(value: Any) -> str:
@@ -496,7 +495,7 @@ def strip_volatile(value: Any) -> Any:
         return value
     try:  # the common shallow case, recursively: a third of the iterative walk's cost
         return _strip_shallow(value, 0)
-    except _TooDeep:
+    except (_TooDeep, RecursionError):  # deep details, or a host whose stack is nearly full
         return _strip_iteratively(value)
 
 
