@@ -229,6 +229,7 @@ def outcome_hash(
         tail = details.get("tail")
         return digest({"status": status, "tail": tail if isinstance(tail, str) else ""}), None
     if tool == "exec" and status in ("completed", "failed"):
+        # "int or null": JavaScript has one number type, so any number that is not a boolean.
         code = details.get("exitCode")
         aggregated = details.get("aggregated")
         output = trim(aggregated) if isinstance(aggregated, str) else ""

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from loopcfg.hashing import (
     UNDEFINED,
     _strip_iteratively,
+    args_hash,
     canonical_json,
     canonical_slow,
     digest,
@@ -389,3 +390,152 @@ def test_hashing_a_large_result_costs_little_memory() -> None:
     finally:
         tracemalloc.stop()
     assert len(text) > hashing._ORJSON_MAX_CHARS and peak < 4 * len(text.encode())
+
+
+def _at_depth(levels: int, call: Any) -> Any:
+    return call() if levels <= 0 else _at_depth(levels - 1, call)
+
+
+def test_message_send_details_hash_with_the_stack_nearly_full() -> None:
+    """The shallow (recursive) strip of rule 6 falls back to the iterative walk when the host's
+    stack is nearly full, instead of raising RecursionError out of record_outcome."""
+    details: Any = {"ok": True}
+    for _ in range(40):
+        details = {"messageId": "m", "inner": details}
+    text = '{"inner":' * 40 + '{"ok":true}' + "}" * 40
+    room = sys.getrecursionlimit() - len(inspect.stack(0))
+    for spare in (70, 55, 45):
+        got = _at_depth(
+            room - spare, lambda: outcome_hash("sessions_send", {}, {"details": details})
+        )
+        assert got[0] == digest_text(text), spare
+
+
+# Only what the fast path admits (exact dicts with BMP keys, lists, strings without surrogates,
+# safe integers, booleans, None), with many keys, so orjson's sorting and escaping are exercised.
+bmp_text = st.text(st.characters(exclude_categories=("Cs",), max_codepoint=0xFFFF), max_size=8)
+admitted = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**53), 2**53) | bmp_text
+    | st.text(st.characters(exclude_categories=("Cs",)), max_size=8),
+    lambda inner: st.lists(inner, max_size=5) | st.dictionaries(bmp_text, inner, max_size=6),
+    max_leaves=30,
+)  # fmt: skip
+
+
+@settings(max_examples=400)
+@given(admitted)
+def test_orjson_stdlib_and_the_slow_path_agree_on_what_the_fast_path_admits(value: Any) -> None:
+    from loopcfg import hashing
+
+    assert hashing._fast_size(value) >= 0
+    slow = canonical_slow(value).encode("utf-8")
+    assert hashing._ORJSON_DUMPS is not None
+    assert hashing._ORJSON_DUMPS(value, option=hashing._ORJSON_SORT_KEYS) == slow
+    assert "".join(hashing._C_ENCODE(value, 0)).encode("utf-8") == slow
+    assert hashing._ENCODER.encode(value).encode("utf-8") == slow
+    assert hashing._fast_utf8(value) == slow
+
+
+# Outcomes of every rule of 04 §4.4, with the fields each rule reads present, absent or odd.
+_any = st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.floats(-2, 2), bmp_text)
+_details = st.fixed_dictionaries(
+    {},
+    optional={
+        "status": st.sampled_from(
+            [
+                "running",
+                "completed",
+                "failed",
+                "approval-pending",
+                "approval-unavailable",
+                "blocked",
+                "exited",
+                7,
+            ]
+        ),
+        "deniedReason": st.sampled_from(["tool-loop", "policy"]),
+        "tail": _any,
+        "aggregated": _any,
+        "exitCode": _any,
+        "timedOut": _any,
+        "reason": _any,
+        "host": _any,
+        "command": _any,
+        "warningText": _any,
+        "exitSignal": _any,
+        "totalLines": _any,
+        "totalChars": _any,
+        "truncated": _any,
+        "messageId": bmp_text,
+        "ts": st.integers(),
+        "ok": st.booleans(),
+        "message": st.fixed_dictionaries(
+            {"id": _any, "text": _any},
+            optional={
+                "direction": _any,
+                "senderId": _any,
+                "accountId": _any,
+                "conversation": st.one_of(st.just({}), _any),
+                "receipt": _any,
+            },
+        ),
+        "plan": st.one_of(
+            _any,
+            st.lists(
+                st.fixed_dictionaries({}, optional={"step": _any, "status": _any}), max_size=3
+            ),
+        ),
+        "explanation": _any,
+    },
+)
+_content = st.one_of(
+    _any,
+    st.lists(
+        st.one_of(_any, st.fixed_dictionaries({}, optional={"type": _any, "text": _any})),
+        max_size=3,
+    ),
+)
+_results = st.one_of(
+    _any,
+    st.fixed_dictionaries({}, optional={"details": st.one_of(_details, _any), "content": _content}),
+)
+_errors = st.one_of(
+    st.none(),
+    st.sampled_from(
+        [
+            "Tool browser not found",
+            "unknown tool: 'Web.Search'",
+            "  boom \n",
+            "",
+            ValueError("bad"),
+            ValueError(),
+            3,
+            2.5,
+            True,
+            {"code": 1},
+        ]
+    ),
+)
+_tools = st.sampled_from(
+    ["exec", "process", "message", "sessions_send", "telegram", "update_plan", "read"]
+)
+_actions = st.one_of(
+    st.none(),
+    st.sampled_from(["poll", "log", "kill", "send", "reply", "read"]),
+    st.lists(st.just("poll"), max_size=1),
+)
+
+
+@settings(max_examples=400)
+@given(_tools, _actions, _results, _errors)
+def test_the_oracle_and_the_engine_hash_outcomes_alike(
+    tool: str, action: Any, result: Any, error: Any
+) -> None:
+    """Every rule of 04 §4.4 against tests/engine/oracle_hashing.py, written independently."""
+    from tests.engine import oracle_hashing
+
+    args = {} if action is None else {"action": action, "plan": result}
+    sends = frozenset({"telegram"})
+    expected = oracle_hashing.outcome_hash(tool, args, result, error, send_tools=sends)
+    assert outcome_hash(tool, args, result, error, send_tools=sends) == expected
+    assert args_hash(tool, args) == oracle_hashing.args_hash(tool, args)

@@ -88,3 +88,24 @@ def test_memo_equals_fresh_hashes_on_repeating_arguments(
         rng.shuffle(calls)
         for tool, args in calls:
             assert memo.args_hash(tool, args) == args_hash(tool, args)
+
+
+def test_a_call_hashes_its_arguments_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """check, record_call and record_outcome of one call (and of the identical calls after it)
+    hash its arguments once; the memo answers the rest."""
+    from loopcfg.engine import memo
+
+    hashed: list[Any] = []
+
+    def counting(tool: str, args: Any) -> str:
+        hashed.append(args)
+        return args_hash(tool, args)
+
+    monkeypatch.setattr(memo, "args_hash", counting)
+    session = LoopDetector({"enabled": True}).session("k")
+    for _ in range(3):
+        args = {"path": "/a", "limit": 200}  # an equal copy each time, as a host parses it
+        session.check("read", args, run_id="r")
+        session.record_call("read", args, run_id="r", call_id="c")
+        session.record_outcome("read", args, result={"n": 1}, run_id="r", call_id="c")
+    assert hashed == [{"path": "/a", "limit": 200}]
