@@ -316,16 +316,6 @@ def run(
     return outcome, detector
 
 
-def best_of(
-    factory: Callable[[EffectiveSettings], Any],
-    settings: EffectiveSettings,
-    sessions: Sequence[tuple[str, list[Event]]],
-    repeats: int = 3,
-) -> Outcome:
-    """The fastest of `repeats` runs (short runs on a shared machine are noisy)."""
-    return min((run(factory, settings, sessions)[0] for _ in range(repeats)), key=rate_key)
-
-
 def interleaved_best(
     runners: dict[str, Callable[[], Outcome]], rounds: int = 5
 ) -> dict[str, Outcome]:

@@ -22,7 +22,7 @@ from typing import Any
 
 from loopcfg.hashing import args_hash
 
-MEMO_SIZE = 8  # entries per memo; a full memo is cleared (loops repeat a few values)
+MEMO_SIZE = 8  # entries; a full memo is cleared (loops repeat a few values)
 MEMO_MAX_BYTES = 4096  # larger arguments are not remembered (their bytes are the key)
 # What marshal refuses (non-builtin or subclassed types) or cannot nest that deep.
 _UNMARSHALLABLE = (ValueError, TypeError, RecursionError)

@@ -146,7 +146,7 @@ class Session:
         """Drop a pending call the host vetoed after all (it never ran)."""
         run = normalise_run_id(run_id)
         with self.lock:
-            record = self.history.find_pending(run, tool, self.args_hash(tool, args), call_id)
+            record = self.history.find_pending(run, tool, self.memo.args_hash(tool, args), call_id)
             if record is not None:
                 self.history.remove(record)
 
@@ -186,7 +186,7 @@ class Session:
     ) -> Iterator[CallHandle]:
         """Check, refuse (LoopBlocked) on critical, record the call, then its outcome."""
         run = normalise_run_id(run_id)
-        h = self.args_hash(tool, args)
+        h = self.memo.args_hash(tool, args)
         verdict = self._check(tool, args, h, run)
         if verdict.level == "critical":
             raise LoopBlocked(verdict)
