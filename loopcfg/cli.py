@@ -292,7 +292,7 @@ def main() -> None:
     finally:
         if not gc.isenabled():
             # On the way out the interpreter still collects, twice, scanning every object the
-            # imports made (some 25 M instructions, 5 % of a cold validate) for cycles that do
+            # imports made (about 24 M instructions, 5 % of a cold validate) for cycles that do
             # not matter to a process about to end. Frozen objects are left out of those scans;
             # the process ends and releases them as it would have.
             gc.freeze()
