@@ -4,8 +4,9 @@
 and `explain` live in loopcfg/commands/, one module each, and are imported only when named (or
 listed by `loopcfg --help`): click's lazily loading group (`LazyGroup`). Commands import what
 they use inside their own function body, so `loopcfg --version` and `loopcfg validate` load
-only what they need (import time is measured, see docs/performance.md). Keep finding and
-rendering out of the commands.
+only what they need (import time is measured, see docs/performance.md). What the commands
+share (one-line usage errors, --max-bytes, --env-file) is in loopcfg/commandline.py, which
+both import. Keep finding and rendering out of the commands.
 """
 
 from __future__ import annotations
@@ -13,17 +14,18 @@ from __future__ import annotations
 import gc
 import os
 import sys
-from collections.abc import Callable, Mapping
 from importlib import import_module
-from typing import Any, NoReturn, TypeVar
 
 import click
 
 from loopcfg import __version__
-
-EXIT_OK = 0
-EXIT_PROBLEMS = 1
-EXIT_USAGE = 2
+from loopcfg.commandline import (
+    LOOKUP,
+    OneLineUsage,
+    environment_or_exit,
+    max_bytes_option,
+    usage_exit,
+)
 
 
 def stdout_is_tty() -> bool:
@@ -34,47 +36,6 @@ def stdout_is_tty() -> bool:
 def color_enabled(no_color: bool) -> bool:
     """Colour only on a tty, and never with --no-color or a non-empty NO_COLOR (no-color.org)."""
     return not no_color and not os.environ.get("NO_COLOR") and stdout_is_tty()
-
-
-class OneLineUsage(click.Command):
-    """A command whose usage errors are one line, `loopcfg CMD: error: ...`, exit 2.
-
-    click's default is a usage block and a "Try ..." line; for a checker run in CI, one line
-    that says what is wrong reads better in a log.
-    """
-
-    def make_context(
-        self,
-        info_name: str | None,
-        args: list[str],
-        parent: click.Context | None = None,
-        **extra: Any,
-    ) -> click.Context:
-        try:
-            return super().make_context(info_name, args, parent, **extra)
-        except click.UsageError as error:
-            raise _OneLineError(error, info_name or self.name or "") from None
-
-    def invoke(self, ctx: click.Context) -> Any:
-        try:
-            return super().invoke(ctx)
-        except click.UsageError as error:
-            raise _OneLineError(error, ctx.info_name or "") from None
-
-
-class _OneLineError(click.ClickException):
-    exit_code = EXIT_USAGE
-
-    def __init__(self, error: click.UsageError, command: str) -> None:
-        super().__init__(error.format_message())
-        self.command = command
-
-    def show(self, file: Any = None) -> None:
-        click.echo(
-            f"loopcfg {self.command}: error: {self.format_message()} "
-            f"(see loopcfg {self.command} --help)",
-            err=True,
-        )
 
 
 class LazyGroup(click.Group):
@@ -135,22 +96,7 @@ def cli(ctx: click.Context, no_color: bool) -> None:
     ctx.obj["tty"] = stdout_is_tty()
 
 
-# -- helpers the commands share, then `validate` --
-
-_F = TypeVar("_F", bound=Callable[..., Any])
-MAX_BYTES = 2 * 1024 * 1024  # loopcfg.source.DEFAULT_MAX_BYTES, without importing it here
-
-
-def max_bytes_option(what: str) -> Callable[[_F], _F]:
-    """`--max-bytes N`: validate, resolve and replay read configs with the same size limit."""
-    return click.option(
-        "--max-bytes",
-        type=click.IntRange(min=1),
-        metavar="N",
-        default=MAX_BYTES,
-        show_default=True,
-        help=f"Size limit per {what}; larger files are refused (LC000).",
-    )
+# -- `validate` --
 
 
 @cli.command("validate", cls=OneLineUsage)
@@ -248,26 +194,6 @@ def validate_command(
     render = RenderOptions(source=bool(obj.get("tty", False)), color=color)
     click.echo(RENDERERS[output_format](reports, render), nl=False, color=color)
     sys.exit(max(report.exit_code for report in reports))
-
-
-# Where validate and resolve look for a config when none is named (05-cli).
-LOOKUP = "$OPENCLAW_CONFIG_PATH, ./openclaw.json5, ./openclaw.json, ~/.openclaw/openclaw.json"
-
-
-def usage_exit(line: str) -> NoReturn:
-    click.echo(line, err=True)
-    sys.exit(EXIT_USAGE)
-
-
-def environment_or_exit(env_file: str | None) -> Mapping[str, str]:
-    """The environment overlaid on `--env-file`; a bad env file is one line and exit 2."""
-    from loopcfg.envvars import EnvFileError, environment_with
-    from loopcfg.render.diagnostics import diagnostic_line
-
-    try:
-        return environment_with(env_file)
-    except EnvFileError as error:
-        usage_exit(diagnostic_line(error.diagnostic))
 
 
 def _check_codes(option: str, values: tuple[str, ...]) -> None:

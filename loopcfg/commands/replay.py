@@ -11,7 +11,7 @@ import sys
 
 import click
 
-from loopcfg.cli import OneLineUsage, max_bytes_option
+from loopcfg.commandline import OneLineUsage, max_bytes_option
 
 
 @click.command("replay", cls=OneLineUsage)

@@ -10,7 +10,13 @@ import sys
 
 import click
 
-from loopcfg.cli import LOOKUP, OneLineUsage, environment_or_exit, max_bytes_option, usage_exit
+from loopcfg.commandline import (
+    LOOKUP,
+    OneLineUsage,
+    environment_or_exit,
+    max_bytes_option,
+    usage_exit,
+)
 
 
 @click.command("resolve", cls=OneLineUsage)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import click
 
-from loopcfg.cli import OneLineUsage, usage_exit
+from loopcfg.commandline import OneLineUsage, usage_exit
 
 
 @click.command("schema", cls=OneLineUsage)

@@ -1,0 +1,95 @@
+"""What every command shares: one-line usage errors, `--max-bytes`, the config lookup list and
+the `--env-file` overlay.
+
+Its own module so that loopcfg/cli.py (the group and `validate`) and loopcfg/commands/ (the
+other commands) both import it, and neither imports the other's definitions.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Mapping
+from typing import Any, NoReturn, TypeVar
+
+import click
+
+EXIT_OK = 0
+EXIT_PROBLEMS = 1
+EXIT_USAGE = 2
+
+
+class OneLineUsage(click.Command):
+    """A command whose usage errors are one line, `loopcfg CMD: error: ...`, exit 2.
+
+    click's default is a usage block and a "Try ..." line; for a checker run in CI, one line
+    that says what is wrong reads better in a log.
+    """
+
+    def make_context(
+        self,
+        info_name: str | None,
+        args: list[str],
+        parent: click.Context | None = None,
+        **extra: Any,
+    ) -> click.Context:
+        try:
+            return super().make_context(info_name, args, parent, **extra)
+        except click.UsageError as error:
+            raise _OneLineError(error, info_name or self.name or "") from None
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except click.UsageError as error:
+            raise _OneLineError(error, ctx.info_name or "") from None
+
+
+class _OneLineError(click.ClickException):
+    exit_code = EXIT_USAGE
+
+    def __init__(self, error: click.UsageError, command: str) -> None:
+        super().__init__(error.format_message())
+        self.command = command
+
+    def show(self, file: Any = None) -> None:
+        click.echo(
+            f"loopcfg {self.command}: error: {self.format_message()} "
+            f"(see loopcfg {self.command} --help)",
+            err=True,
+        )
+
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+MAX_BYTES = 2 * 1024 * 1024  # loopcfg.source.DEFAULT_MAX_BYTES, without importing it here
+
+
+def max_bytes_option(what: str) -> Callable[[_F], _F]:
+    """`--max-bytes N`: validate, resolve and replay read configs with the same size limit."""
+    return click.option(
+        "--max-bytes",
+        type=click.IntRange(min=1),
+        metavar="N",
+        default=MAX_BYTES,
+        show_default=True,
+        help=f"Size limit per {what}; larger files are refused (LC000).",
+    )
+
+
+# Where validate and resolve look for a config when none is named (05-cli).
+LOOKUP = "$OPENCLAW_CONFIG_PATH, ./openclaw.json5, ./openclaw.json, ~/.openclaw/openclaw.json"
+
+
+def usage_exit(line: str) -> NoReturn:
+    click.echo(line, err=True)
+    sys.exit(EXIT_USAGE)
+
+
+def environment_or_exit(env_file: str | None) -> Mapping[str, str]:
+    """The environment overlaid on `--env-file`; a bad env file is one line and exit 2."""
+    from loopcfg.envvars import EnvFileError, environment_with
+    from loopcfg.render.diagnostics import diagnostic_line
+
+    try:
+        return environment_with(env_file)
+    except EnvFileError as error:
+        usage_exit(diagnostic_line(error.diagnostic))
