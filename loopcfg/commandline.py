@@ -13,8 +13,6 @@ from typing import Any, NoReturn, TypeVar
 
 import click
 
-EXIT_OK = 0
-EXIT_PROBLEMS = 1
 EXIT_USAGE = 2
 
 
