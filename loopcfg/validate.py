@@ -255,6 +255,8 @@ class _Checker:
             message = f"{subject} must be true or false, got {got}"
             hint = _boolean_hint(node)
         elif error.validator == "maximum":
+            if not (isinstance(node, ScalarNode) and is_integer_value(node.value)):
+                return []  # Infinity: its type error says it (one diagnostic per problem)
             # zod 4's .int() accepts safe integers only (08 §8.1 "Integers").
             message = f"{subject} must be at most {MAX_SAFE_INTEGER} (2^53-1), got {got}"
             hint = "OpenClaw refuses integers it cannot represent exactly"
