@@ -102,6 +102,17 @@ def test_validate_of_a_valid_config_imports_no_difflib(tmp_path: Path) -> None:
     assert "difflib" in loaded_modules(tmp_path, "validate", str(config))
 
 
+def test_validate_of_a_valid_config_imports_no_jsonschema(tmp_path: Path) -> None:
+    # The compiled check accepts a valid config; jsonschema (the largest import of a cold
+    # validate) is loaded only to word the errors of an invalid one (loopcfg/fastcheck.py).
+    modules = loaded_modules(tmp_path, "validate", str(EXAMPLES / "openclaw.json5"))
+    assert "loopcfg._fastschema_s2" in modules
+    assert not present(modules, "jsonschema")
+    config = tmp_path / "openclaw.json5"
+    config.write_text("{tools: {loopDetection: {enabled: 'yes'}}}\n")  # LC002
+    assert present(loaded_modules(tmp_path, "validate", str(config)), "jsonschema")
+
+
 def test_validate_of_a_valid_config_loads_no_catalogue(tmp_path: Path) -> None:
     # The catalogue holds every code's documentation; it is read for a finding's severity, so
     # a config without findings does not pay for loading it (docs/performance.md).
