@@ -8,14 +8,12 @@ from __future__ import annotations
 
 import re
 
-from loopcfg.lazy_pattern import LazyPattern
-
 __all__ = ["DEFAULT_AGENT", "is_entry_key", "normalize_agent_id"]
 
 DEFAULT_AGENT = "main"
 _VALID_ID = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}\Z")
-_INVALID_RUN = LazyPattern(r"[^a-z0-9_-]+")  # only for ids that are not valid as written
-_ENTRY_KEY = LazyPattern(r"[a-z0-9_][a-z0-9_-]{0,63}\Z", re.IGNORECASE)
+_INVALID_RUN = re.compile(r"[^a-z0-9_-]+")  # only for ids that are not valid as written
+_ENTRY_KEY = re.compile(r"[a-z0-9_][a-z0-9_-]{0,63}\Z", re.IGNORECASE)
 _MAX_ID = 64
 
 

@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeAlias
 
 from loopcfg.agent_ids import normalize_agent_id
 from loopcfg.diagnostics import Diagnostic
-from loopcfg.frozen import Frozen
 from loopcfg.keys import DEFAULT_LINE, SETTINGS
 from loopcfg.keys import settings_for as settings_of_line
 from loopcfg.releases import MAX_SAFE_INTEGER, Target, choose_target, line_settings
@@ -99,46 +99,18 @@ class Written(NamedTuple):
         return Source(self.origin, span.file, span.line, span.column)
 
 
-class AgentEntry(Frozen):
+@dataclass(frozen=True, slots=True)
+class AgentEntry:
     """One agent of the roster: an `agents.list` entry with a string id, or an
-    `agents.entries.<id>` entry (`entry_key` set; its key is its id). A frozen value
-    (loopcfg/frozen.py)."""
+    `agents.entries.<id>` entry (`entry_key` set; its key is its id)."""
 
-    __slots__ = __match_args__ = (
-        "index",
-        "raw_id",
-        "id",
-        "node",
-        "id_key_span",
-        "id_value_span",
-        "entry_key",
-    )
     index: int
     raw_id: str
     id: str  # normalised
     node: ObjectNode
     id_key_span: Span | None
     id_value_span: Span | None
-    entry_key: str | None  # the `agents.entries` key; None for an `agents.list` entry
-
-    def __init__(
-        self,
-        index: int,
-        raw_id: str,
-        id: str,
-        node: ObjectNode,
-        id_key_span: Span | None,
-        id_value_span: Span | None,
-        entry_key: str | None = None,
-    ) -> None:
-        set_field = object.__setattr__
-        set_field(self, "index", index)
-        set_field(self, "raw_id", raw_id)
-        set_field(self, "id", id)
-        set_field(self, "node", node)
-        set_field(self, "id_key_span", id_key_span)
-        set_field(self, "id_value_span", id_value_span)
-        set_field(self, "entry_key", entry_key)
+    entry_key: str | None = None  # the `agents.entries` key; None for an `agents.list` entry
 
     @property
     def path(self) -> DocPath:

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from loopcfg.agent_ids import is_entry_key, normalize_agent_id
 from loopcfg.diagnostics import Diagnostic, Related
+from loopcfg.fastcheck import is_valid
 from loopcfg.includes import describe_value
 from loopcfg.keys import (
     DEFAULT_LINE,
@@ -120,7 +121,12 @@ def validate_config(loaded: LoadedConfig, target: Target | None = None) -> list[
             found.setdefault(key, diagnostic)
 
     checker = _Checker(root, loaded.file, chosen)
-    for error in _validator(line).iter_errors(to_python(root)):
+    value = to_python(root)
+    # The compiled check answers for valid configs without importing jsonschema; jsonschema
+    # is asked only to find and word the errors of an invalid one (loopcfg/fastcheck.py). A
+    # line without a compiled check (None) asks jsonschema.
+    errors = () if is_valid(value, line) is True else _validator(line).iter_errors(value)
+    for error in errors:
         keep(checker.diagnose(tuple(error.absolute_path), error))
     if reads.converted_list:
         for path in _list_blocks(root):

@@ -1,7 +1,8 @@
 """Goldens for each row of 08 §8.2 that loopcfg mirrors: what `loopcfg validate` says about the
 test configs of OpenClaw's `config validate` table, on one release of each wording era (5.4 for
 A, 7.1-2 for B, 9.6 for C). OpenClaw refuses every one of them on every release (the retired
-knobs only from 2026.8.1), so loopcfg must too (exit 1); the goldens keep loopcfg's own words (problem, place, target facts).
+knobs only from 2026.8.1), so loopcfg must too (exit 1); the goldens keep loopcfg's own words
+(problem, place, target facts).
 
 Regenerate after a deliberate change with
 `LOOPCFG_UPDATE_GOLDEN=1 .venv/bin/python -m pytest tests/cli/test_release_rows.py`.
