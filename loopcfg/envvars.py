@@ -83,8 +83,8 @@ def _read_parts(root: ObjectNode) -> list[Node]:
                 parts.append(agent_block)
     keyed = agents.get("entries") if isinstance(agents, ObjectNode) else None
     if isinstance(keyed, ObjectNode):  # 2026.8.1+: agents.entries.<id>.tools.loopDetection
-        for entry in keyed.entries:
-            agent_block = _child(_child(entry.value, "tools"), "loopDetection")
+        for keyed_entry in keyed.entries:
+            agent_block = _child(_child(keyed_entry.value, "tools"), "loopDetection")
             if agent_block is not None:
                 parts.append(agent_block)
     return parts
