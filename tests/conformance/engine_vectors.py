@@ -56,6 +56,12 @@ def traces() -> dict[str, Trace]:
 
 
 @cache
+def traces_sha256() -> str:
+    """SHA-256 of the uncompressed traces file: each release's header names it."""
+    return hashlib.sha256(gzip.decompress((VECTORS / "traces.jsonl.gz").read_bytes())).hexdigest()
+
+
+@cache
 def release_file(version: str, corpus: bool = False) -> tuple[dict[str, Any], tuple[Answer, ...]]:
     """The header and the answers of one release's vectors."""
     name = f"corpus-{version}.jsonl.gz" if corpus else f"{version}.jsonl.gz"
@@ -393,6 +399,21 @@ class Difference:
 def expected_emitted(call: Answer) -> Any:
     """What loopcfg should emit: OpenClaw's answer, except where 04 §4.7 deliberately differs."""
     return call.get("loopcfgEmitted", call.get("emitted", False))
+
+
+def loopcfg_should_answer(openclaw: Answer) -> Answer:
+    """OpenClaw's answer with 04 §4.7's deliberate deviation applied: what loopcfg must say."""
+    calls = [
+        {
+            key: value
+            for key, value in {**call, "emitted": call["loopcfgEmitted"]}.items()
+            if key != "loopcfgEmitted"
+        }
+        if "loopcfgEmitted" in call
+        else call
+        for call in openclaw["calls"]
+    ]
+    return {**openclaw, "calls": calls}
 
 
 def differences(openclaw: Answer, loopcfg: Answer) -> list[Difference]:
