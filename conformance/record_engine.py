@@ -38,6 +38,8 @@ sys.path.insert(0, str(HERE))
 import openclaw  # noqa: E402
 import traces  # noqa: E402
 
+from loopcfg.releases import release_info  # noqa: E402
+
 ROOT = HERE.parent
 VECTORS = ROOT / "tests/conformance/vectors/engine"
 RELEASES = ["2026.5.4", "2026.5.12", "2026.6.5", "2026.7.1-2", "2026.9.6"]
@@ -136,7 +138,7 @@ def header_for(version: str, extra: dict[str, Any]) -> dict[str, Any]:
         "kind": "header",
         "openclaw": version,
         "node": openclaw.NODE_VERSION,
-        "path": "batch" if version >= "2026.8" else "single",
+        "path": "batch" if release_info(version).engine == "E8.1" else "single",
         "deviation": "a warning call with `loopcfgEmitted` is where loopcfg's emission "
         "deliberately differs (04 §4.7: its bucket is warningThreshold, OpenClaw's is 10)",
         **extra,

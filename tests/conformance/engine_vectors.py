@@ -37,9 +37,20 @@ from tests.conftest import CORPUS
 
 VECTORS = Path(__file__).resolve().parent / "vectors" / "engine"
 RELEASES = ("2026.5.4", "2026.5.12", "2026.6.5", "2026.7.1-2", "2026.9.6")
-BATCH_RELEASES = frozenset({"2026.9.6"})
-# Releases whose blocked result is recorded as the call's outcome (09 §9.1 item 2).
-VETO_HASHED = frozenset({"2026.5.4", "2026.5.12"})
+
+
+def engine_of(version: str) -> str | None:
+    """The release's engine generation, from the release table (loopcfg/releases.py)."""
+    from loopcfg.releases import release_info
+
+    info = release_info(version)
+    return None if info is None else info.engine
+
+
+# Releases that admit whole batches (09 §9.4.7), and those whose blocked result is recorded as
+# the call's outcome (09 §9.1 item 2).
+BATCH_RELEASES = frozenset(v for v in RELEASES if engine_of(v) == "E8.1")
+VETO_HASHED = frozenset(v for v in RELEASES if engine_of(v) in ("E5.4", "E5.12"))
 
 Trace = dict[str, Any]
 Answer = dict[str, Any]
