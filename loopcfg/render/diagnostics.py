@@ -15,7 +15,6 @@ from typing import Any, NamedTuple
 
 from loopcfg.check import FileReport
 from loopcfg.diagnostics import Diagnostic
-from loopcfg.lazy_pattern import LazyPattern
 from loopcfg.render import UNPRINTABLE, json_text, not_a_workflow_command, printable
 from loopcfg.source.nodes import Span, split_lines
 
@@ -57,7 +56,7 @@ def _parts(diagnostic: Diagnostic) -> tuple[str, str]:
 # keep the full text, for tools.
 LONG_WORD = 200
 _KEEP = 80
-_LONG_WORD = LazyPattern(rf"\S{{{LONG_WORD + 1},}}")
+_LONG_WORD = re.compile(rf"\S{{{LONG_WORD + 1},}}")
 
 
 def shorten_long_words(text: str) -> str:
