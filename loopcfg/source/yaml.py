@@ -51,6 +51,12 @@ def parse_yaml(text: str, file: str) -> Document:
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
     body = text[1:] if text.startswith("\ufeff") else text
+    too_deep = _flow_nesting_beyond(body, MAX_DEPTH)
+    if too_deep is not None:
+        from loopcfg.source.json5 import _Parser
+
+        span = _Parser(body, file).span(too_deep, too_deep + 1)
+        raise syntax_error(f"nesting deeper than {MAX_DEPTH} levels", span, file)
     yaml = YAML(typ="rt", pure=True)
     try:
         composed = yaml.compose(body)
@@ -76,6 +82,64 @@ def parse_yaml(text: str, file: str) -> Document:
     walker = _Walker(file, yaml)
     root = walker.node(composed, (), 1)
     return Document(file, text, root, _comments(body, file, walker.quoted), "yaml")
+
+
+def _flow_nesting_beyond(body: str, limit: int) -> int | None:
+    """The index of the first `[` or `{` nested deeper than `limit`, else None.
+
+    ruamel's scanner re-checks every open flow level at every token, so its time grows with
+    the square of the nesting: 1,000 levels of `[` take 20 s before any depth check of ours can
+    run. This pass is linear and conservative: quoted strings (in flow context, where they
+    start after `[`, `{`, `,` or `:`) and comments are skipped; a bracket inside a plain
+    scalar can only make a real depth look larger, never hide one.
+    """
+    depth = 0
+    index, length = 0, len(body)
+    previous = "\n"  # the last character that is not a blank
+    while index < length:
+        char = body[index]
+        if char in "[{":
+            depth += 1
+            if depth > limit:
+                return index
+        elif char in "]}":
+            depth = max(depth - 1, 0)
+        elif char == "#" and (index == 0 or body[index - 1] in " \t\n\r"):
+            end = body.find("\n", index)
+            index = length if end < 0 else end
+            continue
+        elif char in "\"'" and depth and previous in "[{,:":
+            index = _after_quoted(body, index, char)
+            previous = char
+            continue
+        if char not in " \t\r\n":
+            previous = char
+        index += 1
+    return None
+
+
+def _after_quoted(body: str, start: int, quote: str) -> int:
+    """The index after the quoted scalar starting at `start` (the end of text if unclosed)."""
+    index = start + 1
+    while True:
+        end = body.find(quote, index)
+        if end < 0:
+            return len(body)
+        if quote == '"' and _escaped(body, end):
+            index = end + 1
+            continue
+        if quote == "'" and body.startswith("''", end):  # '' is a quote inside '...'
+            index = end + 2
+            continue
+        return end + 1
+
+
+def _escaped(body: str, at: int) -> bool:
+    """Whether the character at `at` follows an odd number of backslashes."""
+    count = 0
+    while at - count - 1 >= 0 and body[at - count - 1] == "\\":
+        count += 1
+    return count % 2 == 1
 
 
 def _span(file: str, node: Any) -> Span:
