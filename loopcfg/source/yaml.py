@@ -55,8 +55,8 @@ def parse_yaml(text: str, file: str) -> Document:
     if too_deep is not None:
         from loopcfg.source.json5 import _Parser
 
-        span = _Parser(body, file).span(too_deep, too_deep + 1)
-        raise syntax_error(f"nesting deeper than {MAX_DEPTH} levels", span, file)
+        where = _Parser(body, file).span(too_deep, too_deep + 1)
+        raise syntax_error(f"nesting deeper than {MAX_DEPTH} levels", where, file)
     yaml = YAML(typ="rt", pure=True)
     try:
         composed = yaml.compose(body)
