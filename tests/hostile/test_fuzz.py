@@ -82,12 +82,15 @@ def make(folder: Path, name: str, kind: str, good: str) -> str:
     return str(path)
 
 
-def invoke(args: list[str]) -> Result:
+def invoke(args: list[str], *, outside_named: bool = False) -> Result:
+    """Run one command; unless the user named the outside file themselves (`outside_named`:
+    an `--env-file` may be anywhere), nothing of it may be shown."""
     with no_hang():
         result = CliRunner().invoke(cli, args, env=ENV, catch_exceptions=False)
     assert result.exit_code in (0, 1, 2), (args, result.exit_code, result.output)
     no_traceback(result.stdout, result.stderr)
-    assert "SECRET" not in result.output
+    if not outside_named:
+        assert "SECRET" not in result.output
     return result
 
 
@@ -113,9 +116,11 @@ def test_validate_on_hostile_paths(
     top = '{ tools: { loopDetection: { $include: "./part.json5" } } }\n'
     named = make(folder, "openclaw.json5", config, top)
     env_file = make(folder, "vars.env", env, "X=1\n")
+    named_outside = env == "outside" or config == "outside"  # named by the user: may be read
     for output_format in ("text", "github"):
-        invoke(["validate", named, "--env-file", env_file, "--format", output_format])
-    invoke(["resolve", "--config", named, "--env-file", env_file])
+        args = ["validate", named, "--env-file", env_file, "--format", output_format]
+        invoke(args, outside_named=named_outside)
+    invoke(["resolve", "--config", named, "--env-file", env_file], outside_named=named_outside)
 
 
 @settings(max_examples=30)
@@ -132,11 +137,18 @@ def test_replay_on_hostile_paths(
 BIG = st.integers(min_value=-(2**70), max_value=2**70)
 
 
+@pytest.fixture(scope="module")
+def inputs(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str]:
+    folder = tmp_path_factory.mktemp("options")
+    return make(folder, "c.json5", "good", GOOD_CONFIG), make(folder, "t.jsonl", "good", GOOD_TRACE)
+
+
 @settings(max_examples=40)
 @given(max_bytes=BIG, jobs=BIG)
-def test_integer_options_of_every_command(sandbox: Path, max_bytes: int, jobs: int) -> None:
-    config = make(sandbox, f"c{abs(max_bytes) % 97}.json5", "good", GOOD_CONFIG)
-    trace = make(sandbox, f"t{abs(jobs) % 97}.jsonl", "good", GOOD_TRACE)
+def test_integer_options_of_every_command(
+    inputs: tuple[str, str], max_bytes: int, jobs: int
+) -> None:
+    config, trace = inputs
     for args in (
         ["validate", config, "--max-bytes", str(max_bytes)],
         ["resolve", "--config", config, "--max-bytes", str(max_bytes)],
