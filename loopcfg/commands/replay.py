@@ -19,17 +19,43 @@ from loopcfg.commandline import OneLineUsage, max_bytes_option
 @click.option("--config", "config", help="Config file to resolve (default: defaults, enabled).")
 @click.option("--agent", "agents", multiple=True, help="Agent id; twice compares two agents.")
 @click.option("--compare", "compare", help="A second config to compare with, side by side.")
-@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text")
-@click.option("--fail-on", type=click.Choice(["warning", "critical", "abort"]), default=None)
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="Output format (json: one document with every event).",
+)
+@click.option(
+    "--fail-on",
+    type=click.Choice(["warning", "critical", "abort"]),
+    default=None,
+    help="Exit 1 when an event of this level or above occurs (for CI).",
+)
 @click.option("--strict", is_flag=True, help="Stop at the first malformed line (exit 2).")
-@click.option("--input", "input_format", type=click.Choice(["trace", "openclaw"]), default=None)
+@click.option(
+    "--input",
+    "input_format",
+    type=click.Choice(["trace", "openclaw"]),
+    default=None,
+    help="Input kind (default: detected from the first line).",
+)
 @click.option("--glob", "glob", default="*.jsonl", show_default=True, help="Folder walk pattern.")
 @click.option("--include-bak", is_flag=True, help="Also replay *.bak-* copies in folders.")
 @click.option("--no-run-scope", is_flag=True, help="Treat each session as one run.")
-@click.option("--branch", type=click.Choice(["file", "active"]), default="file")
+@click.option(
+    "--branch",
+    type=click.Choice(["file", "active"]),
+    default="file",
+    show_default=True,
+    help="Transcript entries: all in file order, or the active branch only.",
+)
 @click.option("--trajectory", type=click.Path(dir_okay=False), help="Run ids from a sidecar.")
 @click.option("--show-args", is_flag=True, help="Print tool arguments (may be personal data).")
-@click.option("--jobs", type=click.IntRange(min=1), default=None, help="Processes (default: cores)")
+@click.option(
+    "--jobs", type=click.IntRange(min=1, max=1024), default=None, help="Processes (default: cores)"
+)
 @max_bytes_option("config (--config, --compare)")
 def replay_command(
     traces: tuple[str, ...],

@@ -39,10 +39,16 @@ if TYPE_CHECKING:
     type=click.Choice(["json5", "json", "yaml"]),
     default="json5",
     show_default=True,
+    help="Output format of the resolved settings.",
 )
 @click.option("--strict", is_flag=True, help="Exit 1 when the agent is not in the roster.")
 @click.option("--env-file", "env_file", help="dotenv file with ${VAR} values (env wins).")
-@click.option("--input-format", type=click.Choice(["json5", "json", "yaml"]), default=None)
+@click.option(
+    "--input-format",
+    type=click.Choice(["json5", "json", "yaml"]),
+    default=None,
+    help="Parse the config as this format whatever its name says.",
+)
 @click.option("--stdin-filename", default=None, help="Name shown for a config read from -.")
 @openclaw_option()
 @profile_option()

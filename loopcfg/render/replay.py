@@ -81,9 +81,9 @@ def render_json(results: Sequence[FileReplay], *, show_args: bool = False) -> st
 def _joined(lines: Sequence[str]) -> str:
     """The output lines, each kept one printable line: session ids, tool names and arguments
     come from the recorded files and may hold line breaks, escape sequences or lone surrogates."""
-    from loopcfg.render import printable
+    from loopcfg.render import not_a_workflow_command, printable
 
-    return "".join(printable(line) + "\n" for line in lines)
+    return "".join(not_a_workflow_command(printable(line)) + "\n" for line in lines)
 
 
 def render_text(results: Sequence[FileReplay], *, show_args: bool = False) -> str:

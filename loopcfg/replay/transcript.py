@@ -90,6 +90,8 @@ def read_transcript(
         if text is None:
             yield Malformed(file, number, 1, "line is not valid UTF-8")
             continue
+        if number == 1:  # an editor's byte order mark before the header is not part of it
+            text = text.removeprefix("\ufeff")
         if not text.strip():
             continue
         try:
