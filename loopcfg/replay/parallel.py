@@ -8,12 +8,21 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from loopcfg.replay.driver import ReplayOptions, replay_file
 from loopcfg.replay.events import ReadError
 from loopcfg.replay.lines import STDIN
 from loopcfg.replay.runner import FileReplay
+
+if TYPE_CHECKING:
+    from loopcfg.replay.store_inputs import StoreFailure
+    from loopcfg.replay.store_session import StoreSession
+
+    # A file (or stdin), one session of an OpenClaw store, or a store that cannot be read.
+    ReplayInput = str | StoreSession | StoreFailure
+else:
+    ReplayInput = object
 
 TRAJECTORY_SUFFIX = ".trajectory.jsonl"
 BACKUP_MARK = ".bak-"
@@ -53,9 +62,11 @@ def _wanted(name: str, glob: str, include_bak: bool) -> bool:
 
 
 def safe_replay(
-    path: str, options: ReplayOptions, on_bytes: Callable[[int], None] | None = None
+    path: ReplayInput, options: ReplayOptions, on_bytes: Callable[[int], None] | None = None
 ) -> FileReplay:
     """Never raises: an unreadable file becomes a result carrying its one-line error."""
+    if not isinstance(path, str):
+        return _safe_store_replay(path, options)
     try:
         return replay_file(path, options, on_bytes)
     except ReadError as error:
@@ -64,12 +75,26 @@ def safe_replay(
         return FileReplay(path, error=f"{path}: LC000 error: cannot replay: {error}")
 
 
+def _safe_store_replay(item: StoreSession | StoreFailure, options: ReplayOptions) -> FileReplay:
+    from loopcfg.replay.store_inputs import StoreFailure
+    from loopcfg.replay.store_session import replay_store_session
+
+    if isinstance(item, StoreFailure):
+        return FileReplay(item.db, error=item.message)
+    try:
+        return replay_store_session(item, options)
+    except ReadError as error:
+        return FileReplay(item.db, error=str(error))
+    except Exception as error:  # no traceback may reach a user
+        return FileReplay(item.db, error=f"{item.where}: LC000 error: cannot replay: {error}")
+
+
 Progress = Callable[[int, int], None]
 
 
-def input_size(path: str) -> int:
+def input_size(path: ReplayInput) -> int:
     """Bytes to read from `path` (0 for stdin or when unknown): the progress bar's unit."""
-    if path == STDIN:
+    if not isinstance(path, str) or path == STDIN:
         return 0
     try:
         return os.path.getsize(path)
@@ -78,7 +103,7 @@ def input_size(path: str) -> int:
 
 
 def replay_files(
-    files: Sequence[str],
+    files: Sequence[ReplayInput],
     options: ReplayOptions,
     *,
     jobs: int = 1,
