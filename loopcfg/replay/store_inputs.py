@@ -224,9 +224,9 @@ class _Expander:
             self.result.app_versions[name] = meta.app_version
         rows = list_sessions(connection, meta)
         chosen = [row for row in rows if self.wanted(name, row, rows)]
-        self.result.listings.append(
-            StoreListing(name, owner, chosen, archived_transcripts(connection, meta))
-        )
+        if chosen or len(chosen) == len(rows):  # a store the selection left out is not listed
+            archived = archived_transcripts(connection, meta)
+            self.result.listings.append(StoreListing(name, owner, chosen, archived))
         if not rows and not named:
             self.result.notes.append(f"{name}: note: no sessions in this store")
         for row in chosen:
