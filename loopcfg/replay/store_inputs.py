@@ -391,12 +391,16 @@ def store_sessions(expansion: Expansion) -> Iterator[StoreSession]:
 
 
 def release_hints(app_versions: Mapping[str, str], options: object) -> list[str]:
-    """Decision 2: a store's `app_version` never picks the target; when it differs from the
-    target's release line, say how to replay as that release would."""
-    target = getattr(options, "openclaw", None)
+    """Decision 2: a store's `app_version` never picks the target; when its release line
+    differs from the target's, say how to replay as that release would."""
+    from loopcfg.releases import choose_target
+
+    # The replay target: `--openclaw` once replay has it (read by name, so this needs no
+    # change then); the config's meta.lastTouchedVersion is not known here yet.
+    target = choose_target(getattr(options, "openclaw", None))
     hints: list[str] = []
     for version, stores in _by_version(app_versions).items():
-        if isinstance(target, str) and same_release_line(version, target):
+        if release_line(version) == target.line.id:
             continue
         hints.append(
             f"loopcfg replay: note: {stores[0]} was written by OpenClaw {version}; "
@@ -405,14 +409,16 @@ def release_hints(app_versions: Mapping[str, str], options: object) -> list[str]
     return hints
 
 
+def release_line(version: str) -> str | None:
+    """The release line (08 §8.1) of a version, None when the table does not know it."""
+    from loopcfg.releases import release_info
+
+    release = release_info(version)
+    return release.line.id if release is not None else None
+
+
 def _by_version(app_versions: Mapping[str, str]) -> dict[str, list[str]]:
     grouped: dict[str, list[str]] = {}
     for store, version in app_versions.items():
         grouped.setdefault(version, []).append(store)
     return grouped
-
-
-def same_release_line(version: str, target: str) -> bool:
-    """Whether two releases share a release line (08 §8.1). A seam until the release table
-    (loopcfg/releases.py) is on this branch: only equal versions count as the same line."""
-    return version == target
