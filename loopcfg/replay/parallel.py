@@ -17,10 +17,11 @@ from loopcfg.replay.runner import FileReplay
 
 if TYPE_CHECKING:
     from loopcfg.replay.store_inputs import StoreFailure
-    from loopcfg.replay.store_session import StoreSession
+    from loopcfg.replay.store_session import AgentFile, StoreSession
 
-    # A file (or stdin), one session of an OpenClaw store, or a store that cannot be read.
-    ReplayInput = str | StoreSession | StoreFailure
+    # A file (or stdin), a state dir's transcript of a known agent, one session of an OpenClaw
+    # store, or a store that cannot be read.
+    ReplayInput = str | AgentFile | StoreSession | StoreFailure
 else:
     ReplayInput = object
 
@@ -75,12 +76,21 @@ def safe_replay(
         return FileReplay(path, error=f"{path}: LC000 error: cannot replay: {error}")
 
 
-def _safe_store_replay(item: StoreSession | StoreFailure, options: ReplayOptions) -> FileReplay:
+def _safe_store_replay(
+    item: AgentFile | StoreSession | StoreFailure, options: ReplayOptions
+) -> FileReplay:
     from loopcfg.replay.store_inputs import StoreFailure
-    from loopcfg.replay.store_session import replay_store_session
+    from loopcfg.replay.store_session import AgentFile, replay_agent_file, replay_store_session
 
     if isinstance(item, StoreFailure):
         return FileReplay(item.db, error=item.message)
+    if isinstance(item, AgentFile):
+        try:
+            return replay_agent_file(item, options)
+        except ReadError as error:
+            return FileReplay(item.path, error=str(error))
+        except Exception as error:  # no traceback may reach a user
+            return FileReplay(item.path, error=f"{item.path}: LC000 error: cannot replay: {error}")
     try:
         return replay_store_session(item, options)
     except ReadError as error:
@@ -94,6 +104,7 @@ Progress = Callable[[int, int], None]
 
 def input_size(path: ReplayInput) -> int:
     """Bytes to read from `path` (0 for stdin or when unknown): the progress bar's unit."""
+    path = getattr(path, "path", path) if not isinstance(path, str) else path
     if not isinstance(path, str) or path == STDIN:
         return 0
     try:

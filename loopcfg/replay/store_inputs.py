@@ -31,7 +31,7 @@ from loopcfg.replay.store import (
     sqlite_problem,
 )
 from loopcfg.replay.store_read import DEFAULT_MAX_LINE_BYTES
-from loopcfg.replay.store_session import StoreSession
+from loopcfg.replay.store_session import AgentFile, StoreSession
 
 STORE_NAME = "openclaw-agent.sqlite"
 STATE_DB = os.path.join("state", "openclaw.sqlite")
@@ -62,7 +62,7 @@ class StoreListing:
 class Expansion:
     """What the PATH arguments name, in the order found."""
 
-    inputs: list[str | StoreSession | StoreFailure] = field(default_factory=list)
+    inputs: list[str | AgentFile | StoreSession | StoreFailure] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     listings: list[StoreListing] = field(default_factory=list)
     # store name -> the OpenClaw release that created or last migrated it (Decision 2).
@@ -158,10 +158,13 @@ class _Expander:
         for store in sorted(root.glob(f"agents/*/agent/{STORE_NAME}")):
             if store.is_file():
                 self.sqlite(str(store), str(store), named=False)
-        legacy = [str(d) for d in sorted(root.glob("agents/*/sessions")) if d.is_dir()]
+        for folder in sorted(root.glob("agents/*/sessions")):
+            if folder.is_dir():
+                found = collect_inputs([str(folder)], glob=self.glob, include_bak=self.include_bak)
+                self.jsonl(found, agent=folder.parent.name)
         if (root / "sessions").is_dir():
-            legacy.append(str(root / "sessions"))
-        self.jsonl(collect_inputs(legacy, glob=self.glob, include_bak=self.include_bak))
+            legacy = [str(root / "sessions")]
+            self.jsonl(collect_inputs(legacy, glob=self.glob, include_bak=self.include_bak))
 
     # -- stores ---------------------------------------------------------------------------
 
@@ -270,18 +273,18 @@ class _Expander:
 
     # -- JSONL and selection ----------------------------------------------------------------
 
-    def jsonl(self, files: Sequence[str]) -> None:
+    def jsonl(self, files: Sequence[str], agent: str | None = None) -> None:
+        """Transcript or trace files; those of a state dir's agent folder carry its agent."""
         applying = [s for s in self.selectors if s.applies(self.argument)]
         for file in files:
-            if not applying:
-                self.result.inputs.append(file)
-                continue
-            header = _header_id(file)
-            hits = [s for s in applying if header is not None and _id_matches(s.text, header)]
-            for selector in hits:
-                selector.matched = True
-            if hits:
-                self.result.inputs.append(file)
+            if applying:
+                header = _header_id(file)
+                hits = [s for s in applying if header is not None and _id_matches(s.text, header)]
+                for selector in hits:
+                    selector.matched = True
+                if not hits:
+                    continue
+            self.result.inputs.append(file if agent is None else AgentFile(file, agent))
 
     def wanted(self, name: str, row: SessionRow, rows: Sequence[SessionRow]) -> bool:
         applying = [s for s in self.selectors if s.applies(self.argument)]

@@ -11,9 +11,9 @@ import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from loopcfg.replay.driver import EngineSessions, ReplayOptions, quiet_engine_logs
+from loopcfg.replay.driver import EngineSessions, ReplayOptions, quiet_engine_logs, read_events
 from loopcfg.replay.events import ConfigSwitch, Event, Malformed, SessionHeader
-from loopcfg.replay.lines import NumberedLines
+from loopcfg.replay.lines import NumberedLines, numbered, open_binary
 from loopcfg.replay.runner import FileReplay, replay_events
 from loopcfg.replay.store import (
     SessionRow,
@@ -55,6 +55,30 @@ class StoreSession:
     @property
     def where(self) -> str:
         return f"{self.db}::{self.row.session_id}"
+
+
+@dataclass(frozen=True, slots=True)
+class AgentFile:
+    """A JSONL transcript found in a state dir's `agents/<agentId>/sessions/`: replayed with
+    that agent's settings, as its store sessions are (10.5)."""
+
+    path: str
+    agent: str
+
+
+def replay_agent_file(item: AgentFile, options: ReplayOptions) -> FileReplay:
+    """Replay one such file; raises ReadError when it cannot be read at all."""
+    factory = EngineSessions(options)
+    with quiet_engine_logs(), open_binary(item.path) as stream:
+        events = read_events(item.path, numbered(stream), options)
+        agent = item.agent if options.agent is None else None
+        return replay_events(
+            item.path,
+            with_agent(events, agent),
+            factory,
+            strict=options.strict,
+            keep_args=options.keep_args,
+        )
 
 
 def replay_store_session(item: StoreSession, options: ReplayOptions) -> FileReplay:

@@ -135,3 +135,43 @@ def test_a_schema_before_sessions_moved(stores: Path) -> None:
     assert walked.exit_code == 0
     assert "holds no sessions" in walked.stderr and "skipped" in walked.stderr
     assert len(document["sessions"]) == 3
+
+
+def test_state_dir_transcripts_get_their_agent_folder(stores: Path) -> None:
+    folder = stores / "state-dir" / "agents" / "ops" / "sessions"
+    folder.mkdir(parents=True)
+    export_jsonl(Path(RUNAWAY), folder / f"{RUNAWAY_ID}.jsonl")
+    config = stores / "openclaw.json5"
+    config.write_text(
+        "{tools: {loopDetection: {enabled: true}},"
+        " agents: {list: [{id: 'ops', tools: {loopDetection: {warningThreshold: 5}}}]}}"
+    )
+    document, result = replay_json("state-dir", "--config", str(config))
+    assert result.exit_code == 0, result.stderr
+    assert document["events"][0]["count"] == 5
+    named, _ = replay_json(str(folder / f"{RUNAWAY_ID}.jsonl"), "--config", str(config))
+    assert named["events"][0]["count"] == 10  # named directly: no agent is implied
+
+
+def test_a_stale_active_index_is_walked_by_ids(stores: Path) -> None:
+    connection = writable(Path(TWO))
+    connection.execute("UPDATE session_transcript_index_state SET needs_rebuild = 1")
+    connection.execute("DELETE FROM session_transcript_active_events")
+    connection.close()
+    jsonl = export_jsonl(Path(TWO), stores / "two.jsonl")
+    from_store, _ = replay_json(TWO, "--branch", "active")
+    from_jsonl, _ = replay_json(str(jsonl), "--branch", "active")
+    assert neutral(from_store) == neutral(from_jsonl)
+    assert from_store["sessions"][0]["calls"] == 10
+
+
+def test_schema_meta_disagreeing_with_user_version_is_a_note(stores: Path) -> None:
+    connection = writable(Path(TWO))
+    connection.execute("UPDATE schema_meta SET schema_version = 22 WHERE meta_key = 'primary'")
+    connection.close()
+    _, result = replay_json(TWO)
+    assert result.exit_code == 0
+    assert (
+        f"{TWO}: note: schema_meta says schema 22, user_version says 23; user_version decides"
+        in result.stderr
+    )
