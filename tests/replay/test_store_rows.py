@@ -85,7 +85,7 @@ def test_parallel_workers_give_the_same_results(stores: Path) -> None:
     assert json.loads(two.stdout) == one
 
 
-def old_schema_store(path: Path, source: Path, version: int) -> None:
+def old_schema_store(path: Path, source: Path, version: int, key: str = "agent:main:old") -> None:
     """A schema 4-13 layout (10.2): `sessions` for keys, text rows only."""
     connection = sqlite3.connect(path)
     connection.executescript(
@@ -102,7 +102,7 @@ def old_schema_store(path: Path, source: Path, version: int) -> None:
         (version,),
     )
     connection.execute(f"PRAGMA user_version = {version}")
-    connection.execute("INSERT INTO sessions VALUES (?, 'agent:main:old')", (TWO_RUNS_ID,))
+    connection.execute("INSERT INTO sessions VALUES (?, ?)", (TWO_RUNS_ID, key))
     for seq, text, _blob, _size in rows(source):
         connection.execute(
             "INSERT INTO transcript_events VALUES (?, ?, ?, 0)", (TWO_RUNS_ID, seq, text)
@@ -175,3 +175,13 @@ def test_schema_meta_disagreeing_with_user_version_is_a_note(stores: Path) -> No
         f"{TWO}: note: schema_meta says schema 22, user_version says 23; user_version decides"
         in result.stderr
     )
+
+
+def test_text_header_names_the_agent_when_the_key_does_not(stores: Path) -> None:
+    Path("old").mkdir()
+    old_schema_store(Path("old/openclaw-agent.sqlite"), Path(TWO), 8, key="chat-42")
+    result = invoke("old/openclaw-agent.sqlite", "--jobs", "1")
+    assert result.stdout.splitlines()[0] == (
+        f"old/openclaw-agent.sqlite · agent main · chat-42 · session {TWO_RUNS_ID}"
+    )
+    assert f"old/openclaw-agent.sqlite::chat-42@{TWO_RUNS_ID[:8]}" in result.stdout
