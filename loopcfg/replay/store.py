@@ -41,7 +41,7 @@ class NotSQLite(Exception):
     """The file does not start with SQLite's magic bytes (it may be a JSONL transcript)."""
 
     def __init__(self, empty: bool) -> None:
-        super().__init__("an empty file" if empty else "not an SQLite database")
+        super().__init__(("an empty file, " if empty else "") + "not an SQLite database")
         self.empty = empty
 
 
@@ -68,14 +68,6 @@ def read_header(path: str) -> bytes:
     if not header.startswith(SQLITE_MAGIC):
         raise NotSQLite(empty=not header)
     return header
-
-
-def looks_like_sqlite(path: str) -> bool:
-    try:
-        read_header(path)
-    except (NotSQLite, OSError):
-        return False
-    return True
 
 
 def is_wal(header: bytes) -> bool:

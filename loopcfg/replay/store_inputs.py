@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import re
 import sqlite3
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -127,9 +127,7 @@ class _Expander:
             read_header(path)
         except NotSQLite as refusal:
             if path.endswith(".sqlite"):
-                self.fail(
-                    path, f"{refusal}, not an SQLite database" if refusal.empty else str(refusal)
-                )
+                self.fail(path, str(refusal))
             else:
                 self.jsonl([path])
             return
@@ -188,7 +186,7 @@ class _Expander:
                 self.result.notes.extend(store.notes)
                 self.read_store(store.connection, path, name, named=named, agent=agent)
         except NotSQLite as refusal:
-            self.fail(name, f"{refusal}, not an SQLite database" if refusal.empty else str(refusal))
+            self.fail(name, str(refusal))
         except StoreError as error:
             self.result.inputs.append(StoreFailure(name, str(error)))
         except sqlite3.Error as error:
@@ -377,7 +375,10 @@ def expand_inputs(
     expander = _Expander(glob, include_bak, allow_newer, max_line_bytes, selectors)
     for index, (path, _) in enumerate(split):
         expander.argument = index
-        expander.add(path)
+        try:
+            expander.add(path)
+        except OSError as error:  # an unreadable folder met while walking
+            expander.fail(path, f"cannot read: {error.strerror or error}")
     for selector in selectors:
         if not selector.matched:
             where = ", ".join(dict.fromkeys(selector.where)) or ", ".join(p for p, _ in split)
@@ -387,10 +388,6 @@ def expand_inputs(
                 f"see `loopcfg replay {first} --list`"
             )
     return expander.result
-
-
-def store_sessions(expansion: Expansion) -> Iterator[StoreSession]:
-    return (item for item in expansion.inputs if isinstance(item, StoreSession))
 
 
 def release_hints(app_versions: Mapping[str, str], options: object) -> list[str]:
