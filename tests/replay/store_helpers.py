@@ -117,3 +117,12 @@ def neutral(document: dict[str, Any]) -> dict[str, Any]:
         ]
 
     return {key: strip(document[key]) for key in ("events", "aborts", "sessions")}
+
+
+def shorten(path: Path, last_seq: int = 150) -> Path:
+    """Keep the rows up to `last_seq` (the runaway loop then still warns at call #11 and
+    blocks from #21, in a fraction of the time of its 1262 calls)."""
+    connection = writable(path)
+    connection.execute("DELETE FROM transcript_events WHERE seq > ?", (last_seq,))
+    connection.close()
+    return path

@@ -20,6 +20,7 @@ from tests.replay.store_helpers import (
     TWO_RUNS_ID,
     invoke,
     replay_json,
+    shorten,
     store_path,
     stores,
     writable,
@@ -38,6 +39,7 @@ def make_state_dir(stores: Path, root: Path, *, registry: bool = True) -> Path:
     shutil.copyfile(
         store_path(stores, "native-runaway-loop"), root / "agents/main/agent" / STORE_FILE
     )
+    shorten(root / "agents/main/agent" / STORE_FILE)
     elsewhere = root.parent / "elsewhere"
     elsewhere.mkdir()
     shutil.copyfile(store_path(stores, "native-two-runs"), elsewhere / STORE_FILE)
@@ -106,6 +108,7 @@ def test_state_dir_without_registry_walks_agents(stores: Path) -> None:
 
 
 def test_plain_directory_finds_stores_by_name(stores: Path) -> None:
+    shorten(Path(RUNAWAY))
     document, result = replay_json(".")
     assert result.exit_code == 0
     assert [s["file"] for s in document["sessions"]] == [
@@ -125,12 +128,14 @@ def test_store_named_twice_is_read_once(stores: Path) -> None:
     [KEY, RUNAWAY_ID, "2deed13f", f"{RUNAWAY_ID}@35", "2deed13f-e708@35"],
 )
 def test_path_session_selects(stores: Path, selector: str) -> None:
+    shorten(Path(RUNAWAY))
     document, result = replay_json(f"{RUNAWAY}::{selector}")
     assert result.exit_code == 0
     assert [s["session"] for s in document["sessions"]] == [RUNAWAY_ID]
 
 
 def test_session_option_applies_to_every_input(stores: Path) -> None:
+    shorten(Path(RUNAWAY))
     document, _ = replay_json(".", "--session", "2deed13f")
     assert [s["session"] for s in document["sessions"]] == [RUNAWAY_ID]
 
