@@ -292,10 +292,11 @@ def render_compare_text(comparison: Comparison) -> str:
 
 
 def _session_diff(diff: SessionDiff, label_a: str, label_b: str) -> list[str]:
-    lines = [f"{diff.file} · session {diff.session}"]
+    lines = [_timeline_header(diff.a)]
+    unit, shift = ("seq", 1) if diff.a.source == "sqlite" else ("line", 0)
     for side, events in (("a", diff.only_a), ("b", diff.only_b)):
         for group in collapse(events):
-            lines.append(f"  only {side}: {event_line(group)}")
+            lines.append(f"  only {side}: {event_line(group, unit=unit, shift=shift)}")
     for change in diff.changes:
         lines.append(f"  {change.sentence(label_a, label_b)}")
     lines.append("")

@@ -189,3 +189,12 @@ def test_text_header_names_the_agent_when_the_key_does_not(stores: Path) -> None
         f"old/openclaw-agent.sqlite · agent main · chat-42 · session {TWO_RUNS_ID}"
     )
     assert f"old/openclaw-agent.sqlite::chat-42@{TWO_RUNS_ID[:8]}" in result.stdout
+
+
+def test_compare_names_store_positions_by_seq(stores: Path) -> None:
+    tuned = stores / "tuned.json5"
+    tuned.write_text("{tools: {loopDetection: {enabled: true, warningThreshold: 5}}}")
+    result = invoke(str(shorten(Path(RUNAWAY))), "--compare", str(tuned), "--jobs", "1")
+    lines = result.stdout.splitlines()
+    assert f"{RUNAWAY} · agent:main:loopdemo · session {RUNAWAY_ID}" in lines
+    assert any(line.startswith("  only b: call #6       seq 20 ") for line in lines), lines
