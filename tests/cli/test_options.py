@@ -268,7 +268,7 @@ def test_config_path_variable_wins_and_a_missing_one_is_lc000(
         (("resolve", "--explain", "--format", "yaml"), ("loopcfg resolve: error:", "--explain")),
         (("resolve", "--format", "toml"), ("loopcfg resolve: error:", "'toml'")),
         (("replay", "t.jsonl", "--jobs", "0"), ("loopcfg replay: error:", "--jobs")),
-        (("replay",), ("loopcfg replay: error:", "TRACES")),
+        (("replay", "--profile", "a/b"), ("loopcfg replay: error:", "--profile")),
         (("schema", "--out", "."), ("loopcfg schema: error:", "is a directory")),
         (("explain", "LC1", "LC2"), ("loopcfg explain: error:", "LC2")),
     ],
