@@ -50,7 +50,7 @@ class EngineSession(Protocol):
         error: Any = None,
         run_id: str | None = None,
         call_id: str | None = None,
-    ) -> None: ...
+    ) -> object: ...
 
     def forget_call(
         self, tool: str, args: Any, *, run_id: str | None = None, call_id: str | None = None
