@@ -55,7 +55,7 @@ def test_the_release_table_picks_the_generation(
 
 
 def test_releases_before_5_4_are_not_modelled() -> None:
-    with pytest.raises(ValueError, match="older than 2026.5.4"):
+    with pytest.raises(ValueError, match=r"older than 2026\.5\.4"):
         LoopDetector(ON, openclaw="2026.5.3")
 
 
@@ -462,7 +462,8 @@ def test_t2_exec_failures_with_changing_arguments() -> None:
     session = v4_session()
     verdicts = []
     for i in range(1, 22):
-        output = f"2026-09-{i:02d}T0{i % 10}:00:00Z retry {i}: tests failed after {3 * i}ms (pid {1000 + i})"
+        stamp = f"2026-09-{i:02d}T0{i % 10}:00:00Z"
+        output = f"{stamp} retry {i}: tests failed after {3 * i}ms (pid {1000 + i})"
         details = {"status": "failed", "exitCode": 1, "aggregated": output}
         args = {"command": f"npm test -- --shard {i}"}
         verdicts.append(run_call(session, "exec", args, {"details": details}, f"c{i}"))
