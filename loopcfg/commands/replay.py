@@ -30,6 +30,7 @@ from loopcfg.commandline import OneLineUsage, max_bytes_option
 @click.option("--trajectory", type=click.Path(dir_okay=False), help="Run ids from a sidecar.")
 @click.option("--show-args", is_flag=True, help="Print tool arguments (may be personal data).")
 @click.option("--jobs", type=click.IntRange(min=1), default=None, help="Processes (default: cores)")
+@click.option("--openclaw", "openclaw", help="Target OpenClaw release (picks the engine).")
 @max_bytes_option("config (--config, --compare)")
 def replay_command(
     traces: tuple[str, ...],
@@ -48,6 +49,7 @@ def replay_command(
     show_args: bool,
     jobs: int | None,
     max_bytes: int,
+    openclaw: str | None,
 ) -> None:
     """Replay recorded sessions through the engine: what would be warned, blocked, aborted.
 
@@ -81,6 +83,7 @@ def replay_command(
         include_bak=include_bak,
         show_args=show_args,
         jobs=jobs,
+        openclaw=openclaw,
     )
     text, notes, code = run_replay(command)
     emit(text, notes)

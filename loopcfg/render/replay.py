@@ -35,6 +35,10 @@ def event_json(event: ReplayEvent, show_args: bool) -> dict[str, Any]:
         "key": event.key,
         "emitted": event.emitted,
     }
+    if event.blocked is not None:  # an E8.1 target (06 §6.3.1)
+        value.update(
+            batch=event.batch, blocked=event.blocked, trigger=event.trigger, recovery=event.recovery
+        )
     if show_args:
         value["args"] = event.args
     return value
@@ -68,9 +72,16 @@ def session_json(stats: SessionStats) -> dict[str, Any]:
     }
 
 
-def render_json(results: Sequence[FileReplay], *, show_args: bool = False) -> str:
-    document = {
-        "version": JSON_VERSION,
+def render_json(
+    results: Sequence[FileReplay],
+    *,
+    show_args: bool = False,
+    openclaw: dict[str, str | None] | None = None,
+) -> str:
+    document: dict[str, Any] = {"version": JSON_VERSION}
+    if openclaw is not None:  # the target release and its engine, once (06 §6.3.1)
+        document["openclaw"] = openclaw
+    document |= {
         "events": [event_json(e, show_args) for r in results for e in r.events],
         "aborts": [abort_json(a) for r in results for a in r.aborts],
         "sessions": [session_json(s) for r in results for s in r.sessions],
