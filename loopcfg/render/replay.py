@@ -129,8 +129,9 @@ def _session_timeline(
     for abort in aborts:
         run = f" in {_run_label(abort.run, abort.run_id)}" if abort.run else ""
         rest = "that run" if abort.run else "the session"
+        what = "run terminated" if abort.code == "run_terminated" else "guard abort"
         lines.append(
-            f"  guard abort: line {abort.line}, {abort.tool} ×{abort.count}{run}"
+            f"  {what}: line {abort.line}, {abort.tool} ×{abort.count}{run}"
             f" ({abort.code}); the rest of {rest} is skipped"
         )
     lines.append("")

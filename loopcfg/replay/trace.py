@@ -107,7 +107,7 @@ def _outcome(
 
 def _result(value: dict[str, Any]) -> Any:
     """The line's result: `null` is a result (hashed), a missing key is none (04 §4.1)."""
-    return value["result"] if "result" in value else NO_RESULT
+    return value.get("result", NO_RESULT)
 
 
 def _tool(value: dict[str, Any]) -> str:
