@@ -527,6 +527,13 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     arguments.add_argument("--seed", type=int, default=4)
     arguments.add_argument("--quick", action="store_true", help="small sizes: a smoke run")
+    arguments.add_argument(
+        "--engine-only",
+        action="store_true",
+        help="only the engine on the whole trace at historySize 30 and 3000, best of --rounds "
+        "(to compare commits: run it with PYTHONPATH set to another checkout)",
+    )
+    arguments.add_argument("--rounds", type=int, default=3)
     options = arguments.parse_args(argv)
     if options.quick:
         options.calls, options.sessions = min(options.calls, 20_000), min(options.sessions, 20)
@@ -550,6 +557,8 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     quiet_logs()
     maker = TraceMaker(options.seed)
     lengths = session_lengths(options.calls, options.sessions, options.seed)
+    if options.engine_only:
+        return engine_only(maker, lengths, options.rounds)
     prefix = list(trace_sessions(maker, lengths, options.oracle_calls))
     oracle = load_oracle()
     report: dict[str, Any] = {"sizes": {}, "oracle": oracle is not None}
@@ -611,6 +620,21 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         size: memory_per_session(maker, size, options.memory_records) for size in HISTORY_SIZES
     }
     print_report(report, options)
+    return report
+
+
+def engine_only(maker: TraceMaker, lengths: Sequence[int], rounds: int) -> dict[str, Any]:
+    """The engine's calls/s at the smallest and largest history, best of `rounds` runs."""
+    import loopcfg
+
+    sessions = list(trace_sessions(maker, lengths))
+    print(f"loopcfg from {Path(loopcfg.__file__).parent}; {sum(lengths)} calls")
+    report: dict[str, Any] = {}
+    for size in (HISTORY_SIZES[0], HISTORY_SIZES[-1]):
+        settings = settings_for(size)
+        best = max(rate(run(LoopDetector, settings, sessions)[0]) for _ in range(rounds))
+        report[size] = best
+        print(f"historySize {size}: {best:,.0f} calls/s (best of {rounds})")
     return report
 
 

@@ -16,6 +16,7 @@ from loopcfg import releases
 from loopcfg.hashing import OutcomeRules, args_hash, js_trim, legacy_args_hash
 
 FIRST_MODELLED = "2026.5.4"
+MAX_KNOWN_NAMES = 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,12 +36,23 @@ class Generation:
     def args_hash(self) -> Callable[[str, Any], str]:
         return legacy_args_hash if self.rules.legacy_json else args_hash
 
+    # Names seen before (a session uses a few dozen tools): normalising is on every host call.
+    known_names: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
+
     def normalize_tool(self, name: Any) -> str:
         """The host's tool-name normalisation (09 §9.5): the raw name (or `tool` when it is
         empty or absent), trimmed, lower-cased as JavaScript does, then the aliases."""
+        known = self.known_names.get(name) if isinstance(name, str) else None
+        if known is not None:
+            return known
         raw = name if isinstance(name, str) and name else "tool"
         lowered = js_trim(raw).lower()
-        return self.aliases.get(lowered, lowered)
+        normalised = self.aliases.get(lowered, lowered)
+        if isinstance(name, str):
+            if len(self.known_names) >= MAX_KNOWN_NAMES:
+                self.known_names.clear()
+            self.known_names[name] = normalised
+        return normalised
 
 
 def generation(openclaw: str | None = None) -> Generation:

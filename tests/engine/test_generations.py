@@ -9,6 +9,8 @@ import logging
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from loopcfg import LoopDetector
 from loopcfg.engine import v4_hashing
@@ -549,3 +551,61 @@ def test_e81_guard_window_closed_line(caplog: pytest.LogCaptureFixture) -> None:
     ]
     assert "post-compaction guard armed for 3 attempts" in caplog.messages
     assert lines[-1] in caplog.messages
+
+
+# -- E8.1: the batch path and the single-call path agree on batches of one (hypothesis) ----------
+
+E81_CALLS: list[tuple[str, Any]] = [
+    ("read", {"path": "a"}),
+    ("read", {"path": "b"}),
+    ("write", {"path": "a.md", "content": "x"}),
+    ("write", {"path": "b.md", "content": "x"}),
+    ("write", {"path": "c.md", "content": "x"}),
+    ("exec", {"command": "make 1"}),
+    ("exec", {"command": "make 2"}),
+    ("process", {"action": "poll", "sessionId": "s"}),
+    ("nope", {}),
+]
+E81_RESULTS: list[dict[str, Any]] = [
+    {"result": text("same")},
+    {"result": {"details": {"changed": False}}},
+    {"result": failed("2026-09-20T10:11:12Z attempt 3: failed after 2s (pid 7)")},
+    {"error": "Tool nope not found"},
+    {"error": "boom"},
+    {"result": None},
+]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(0, len(E81_CALLS) - 1),
+            st.integers(0, len(E81_RESULTS) - 1),
+            st.sampled_from([None, "r1"]),
+        ),
+        min_size=20,
+        max_size=120,
+    )
+)
+def test_e81_batches_of_one_equal_the_single_call_path(trace: list[tuple[int, int, Any]]) -> None:
+    """A batch of one call is judged as the per-call hook judges it, and both keep the same
+    records: a critical leaves one loop-veto record, whether the batch path writes it or the
+    host records the blocked result (09 §9.4.7 steps 2 and 6)."""
+    batched, single = v4_session(), v4_session()
+    for step, (which, outcome, run) in enumerate(trace):
+        tool, args = E81_CALLS[which]
+        admitted = batched.admit_batch([(tool, args, f"c{step}")], run_id=run)
+        verdict = single.check(tool, args, run_id=run)
+        assert admitted.verdicts[0] == verdict
+        if verdict.level == "critical":
+            single.record_outcome(tool, args, result=blocked_result(verdict), run_id=run)
+            batched.new_run(run)  # the single-call path has no recovery counting
+        else:
+            single.record_call(tool, args, run_id=run, call_id=f"c{step}")
+            for session in (batched, single):
+                session.record_outcome(tool, args, run_id=run, call_id=f"c{step}",
+                                       **E81_RESULTS[outcome])  # fmt: skip
+        assert [(r.tool, r.args_hash, r.result_hash, r.kind) for r in batched.records] == [
+            (r.tool, r.args_hash, r.result_hash, r.kind) for r in single.records
+        ]
