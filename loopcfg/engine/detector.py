@@ -40,7 +40,7 @@ class LoopDetector:
             frozenset(poll_tools),
             self._emit,
             self.generation,
-            normalize_tool_names,
+            self.generation.name_table(normalize_tool_names),
         )
         self._session_class = V4Session if self.generation.v4 else Session
         self._sessions: OrderedDict[str, Session] = OrderedDict()

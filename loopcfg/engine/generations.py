@@ -36,22 +36,31 @@ class Generation:
     def args_hash(self) -> Callable[[str, Any], str]:
         return legacy_args_hash if self.rules.legacy_json else args_hash
 
-    # Names seen before (a session uses a few dozen tools): normalising is on every host call.
-    known_names: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
-
     def normalize_tool(self, name: Any) -> str:
         """The host's tool-name normalisation (09 §9.5): the raw name (or `tool` when it is
         empty or absent), trimmed, lower-cased as JavaScript does, then the aliases."""
-        known = self.known_names.get(name) if isinstance(name, str) else None
-        if known is not None:
-            return known
         raw = name if isinstance(name, str) and name else "tool"
         lowered = js_trim(raw).lower()
-        normalised = self.aliases.get(lowered, lowered)
-        if isinstance(name, str):
-            if len(self.known_names) >= MAX_KNOWN_NAMES:
-                self.known_names.clear()
-            self.known_names[name] = normalised
+        return self.aliases.get(lowered, lowered)
+
+    def name_table(self, normalize: bool = True) -> ToolNames:
+        """What the host methods look names up in: normalised (or as given), remembered."""
+        return ToolNames(self.normalize_tool if normalize else str)
+
+
+class ToolNames(dict[str, str]):
+    """Raw tool name -> the name detection uses, computed once per name: normalising runs on
+    every host call, and a session uses a few dozen tools."""
+
+    def __init__(self, normalize: Callable[[str], str]) -> None:
+        super().__init__()
+        self.normalize = normalize
+
+    def __missing__(self, name: str) -> str:
+        normalised = self.normalize(name)
+        if len(self) >= MAX_KNOWN_NAMES:
+            self.clear()
+        self[name] = normalised
         return normalised
 
 

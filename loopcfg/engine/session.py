@@ -6,11 +6,11 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from loopcfg.engine import verdicts as v
-from loopcfg.engine.generations import DEFAULT_GENERATION, Generation
+from loopcfg.engine.generations import DEFAULT_GENERATION, Generation, ToolNames
 from loopcfg.engine.guard import Guard
 from loopcfg.engine.history import History, Record
 from loopcfg.engine.memo import HashMemo
@@ -38,11 +38,9 @@ class Hooks:
     poll_tools: frozenset[str]
     emit: Callable[[LoopEvent], None]
     generation: Generation = DEFAULT_GENERATION
-    # The host-facing methods normalise tool names as OpenClaw's host does (09 §9.5).
-    normalize_tool_names: bool = True
-
-    def tool_name(self, tool: str) -> str:
-        return self.generation.normalize_tool(tool) if self.normalize_tool_names else tool
+    # The host-facing methods normalise tool names as OpenClaw's host does (09 §9.5), through
+    # this table (`names[raw]`); with normalisation off it maps every name to itself.
+    names: ToolNames = field(default_factory=DEFAULT_GENERATION.name_table)
 
 
 class Session:
@@ -58,6 +56,7 @@ class Session:
         self.warning_buckets: dict[str, int] = {}
         self.guards: OrderedDict[str | None, Guard] = OrderedDict()
         self.memo = HashMemo(hooks.generation.args_hash)
+        self.names = hooks.names
 
     def args_hash(self, tool: str, args: Any) -> str:
         """`loopcfg.hashing.args_hash`, remembered for the last few arguments (engine/memo.py)."""
@@ -72,14 +71,14 @@ class Session:
             with self.lock:
                 self.calls += 1
             return NO_VERDICT
-        tool = self.hooks.tool_name(tool)
+        tool = self.names[tool]
         return self._check(tool, args, self.memo.args_hash(tool, args), run)
 
     def record_call(
         self, tool: str, args: Any, *, run_id: str | None = None, call_id: str | None = None
     ) -> None:
         """The call is about to run: it enters history without an outcome."""
-        tool = self.hooks.tool_name(tool)
+        tool = self.names[tool]
         self._record_call(tool, self.memo.args_hash(tool, args), normalise_run_id(run_id), call_id)
 
     def record_outcome(
@@ -98,7 +97,7 @@ class Session:
 
         Without `result` (and `error`) there is no outcome; `result=None` is a JSON null result,
         which OpenClaw hashes (04 §4.4 rule 2)."""
-        tool = self.hooks.tool_name(tool)
+        tool = self.names[tool]
         return self._record_outcome(
             tool, args, None, result, error, normalise_run_id(run_id), call_id
         )
@@ -164,7 +163,7 @@ class Session:
         self, tool: str, args: Any, *, run_id: str | None = None, call_id: str | None = None
     ) -> None:
         """Drop a pending call the host vetoed after all (it never ran)."""
-        tool = self.hooks.tool_name(tool)
+        tool = self.names[tool]
         run = normalise_run_id(run_id)
         with self.lock:
             record = self.history.find_pending(run, tool, self.memo.args_hash(tool, args), call_id)
@@ -209,7 +208,7 @@ class Session:
         The handle carries the verdict; when `handle.blocked`, do not run the tool (hand
         `blocked_result(handle.verdict)` to the model) and record nothing. Otherwise call
         `handle.done(result)` or `handle.failed(error)` when the tool finishes."""
-        tool = self.hooks.tool_name(tool)
+        tool = self.names[tool]
         run = normalise_run_id(run_id)
         h = self.memo.args_hash(tool, args)
         verdict = self._check(tool, args, h, run)
@@ -232,7 +231,7 @@ class Session:
         self, tool: str, args: Any, *, run_id: str | None = None, call_id: str | None = None
     ) -> Iterator[CallHandle]:
         """Check, refuse (LoopBlocked) on critical, record the call, then its outcome."""
-        tool = self.hooks.tool_name(tool)
+        tool = self.names[tool]
         run = normalise_run_id(run_id)
         h = self.memo.args_hash(tool, args)
         verdict = self._check(tool, args, h, run)

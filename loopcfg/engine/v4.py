@@ -213,7 +213,7 @@ class V4Session(Session):
     def forget_call(
         self, tool: str, args: Any, *, run_id: str | None = None, call_id: str | None = None
     ) -> None:
-        tool = self.hooks.tool_name(tool)
+        tool = self.names[tool]
         run = normalise_run_id(run_id)
         h = self.memo.args_hash(tool, args)
         with self.lock:
@@ -273,7 +273,7 @@ class V4Session(Session):
         return outcome
 
     def _batch_call(self, call: Sequence[Any]) -> tuple[str, Any, str, str | None]:
-        tool = self.hooks.tool_name(call[0])
+        tool = self.names[call[0]]
         args = call[1] if len(call) > 1 else {}
         call_id = call[2] if len(call) > 2 else None
         return tool, args, self.memo.args_hash(tool, args), call_id

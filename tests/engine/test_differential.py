@@ -258,8 +258,28 @@ GENERATION_TARGETS = ["2026.5.4", "2026.5.7", "2026.5.12", "2026.6.1", "2026.7.1
 
 
 @settings(max_examples=120)
-@given(st.sampled_from(GENERATION_TARGETS), blocks, traces)
+@given(st.sampled_from(GENERATION_TARGETS), blocks, st.one_of(traces, narrow_traces))
 def test_engine_equals_oracle_per_generation(
+    openclaw: str, block: dict[str, Any], trace: list[tuple[Any, ...]]
+) -> None:
+    run_trace(block, trace, openclaw=openclaw)
+
+
+# Repeats of one call with one result and a recorded veto after each block: where E5.4 (no
+# generic critical), E5.12 (hashed vetoes) and E6.5 part ways.
+vetoed_repeats = st.lists(
+    st.sampled_from(
+        [("call", 0, None, False, "now", 2, None, False)] * 4
+        + [("call", 1, None, False, "now", 2, None, False), ("raw", 0, None, 10, None)]
+    ),
+    min_size=10,
+    max_size=40,
+)
+
+
+@settings(max_examples=60)
+@given(st.sampled_from(GENERATION_TARGETS), blocks, vetoed_repeats)
+def test_generations_part_ways_as_the_oracle_does(
     openclaw: str, block: dict[str, Any], trace: list[tuple[Any, ...]]
 ) -> None:
     run_trace(block, trace, openclaw=openclaw)
