@@ -69,7 +69,7 @@ class BatchVerdict:
     `none`); when `blocked`, no call of the batch may run and `results` holds the synthetic
     result each call returns to the model instead."""
 
-    tools: tuple[str, ...]  # the normalised names
+    tools: tuple[str, ...]  # the normalised names, as the detector judged them
     verdicts: tuple[Verdict, ...]
     blocked: bool = False
     trigger_index: int | None = None
@@ -262,12 +262,18 @@ class V4Session(Session):
                 return BatchVerdict(tools, tuple(NO_VERDICT for _ in batch))
             verdicts, emitted = self._evaluate(batch, run, first)
             trigger = next((i for i, x in enumerate(verdicts) if x.level == "critical"), None)
+            # A blank name normalises to "" and is recorded so; the evaluation falls back to
+            # "tool" a second time (recorded from 2026.9.6, docs/conformance-engine.md).
+            judged = len(batch) if trigger is None else trigger + 1
+            tools = tuple(
+                (tool or "tool") if index < judged else tool for index, tool in enumerate(tools)
+            )
             if trigger is None:
                 for tool, _, h, call_id in batch:
                     self._append(V4Record(tool, h, call_id, run))
                 outcome = BatchVerdict(tools, tuple(verdicts))
             else:
-                outcome = self._block(batch, verdicts, trigger, run)
+                outcome = replace(self._block(batch, verdicts, trigger, run), tools=tools)
         for verdict, tool, index in emitted:
             self._emit(verdict, tool, run, index)
         return outcome
@@ -287,11 +293,12 @@ class V4Session(Session):
         verdicts: list[Verdict] = []
         emitted: list[tuple[Verdict, str, int]] = []
         for offset, (tool, args, h, call_id) in enumerate(batch):
-            verdict = self._detect_v4(tool, args, h, projected)
+            judged, judged_hash = (tool, h) if tool else ("tool", self.memo.args_hash("tool", args))
+            verdict = self._detect_v4(judged, args, judged_hash, projected)
             if verdict.level != "none":
                 verdict = replace(verdict, emitted=self._should_emit(verdict, run))
                 if verdict.emitted:
-                    emitted.append((verdict, tool, first + offset))
+                    emitted.append((verdict, judged, first + offset))
             verdicts.append(verdict)
             if verdict.level == "critical":
                 break
