@@ -100,7 +100,8 @@ class _State:
         if label is None:
             self.runs += 1
             label = f"run-{self.runs}"
-        yield from self.bind(line, label, run_id)
+        if self.bound.get(label) != run_id:  # a new binding: name the run once
+            yield from self.bind(line, label, run_id)
         self.message_run = label
 
     def ensure_run(self, line: int) -> Iterator[Event]:
