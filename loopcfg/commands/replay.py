@@ -110,6 +110,7 @@ def replay_command(
         trajectory=trajectory,
         strict=strict,
         max_bytes=max_bytes,
+        openclaw=openclaw,  # the option as given; replay resolves the target (command.py)
     )
     command = CommandOptions(
         paths=traces,

@@ -57,6 +57,9 @@ def run_replay(command: CommandOptions) -> tuple[str, list[str], int]:
         expansion = _expansion(command, notes)
         files = expansion.inputs
         baseline, candidate = _configs(command, notes)
+        baseline, header = _target(command, baseline, notes)
+        if candidate is not None:
+            candidate = replace(candidate, openclaw=baseline.openclaw)
     except UsageError as error:  # the shape of click's own usage errors (cli.OneLineUsage)
         line = f"loopcfg replay: error: {error} (see loopcfg replay --help)"
         return "", [*notes, line], EXIT_USAGE
@@ -66,14 +69,7 @@ def run_replay(command: CommandOptions) -> tuple[str, list[str], int]:
         from loopcfg.render.diagnostics import diagnostic_line
 
         return "", [*notes, *(diagnostic_line(d) for d in refused.diagnostics)], EXIT_USAGE
-    try:
-        baseline, header = _target(command, baseline, notes)
-    except UsageError as error:
-        line = f"loopcfg replay: error: {error} (see loopcfg replay --help)"
-        return "", [*notes, line], EXIT_USAGE
     notes.extend(release_hints(expansion.app_versions, header["target"]))
-    if candidate is not None:
-        candidate = replace(candidate, openclaw=baseline.openclaw)
     if not files:
         # Name where it looked and for what: a folder of *.log files is not a bug of loopcfg.
         where = ", ".join(command.paths)
