@@ -30,6 +30,7 @@ from loopcfg.commandline import OneLineUsage, max_bytes_option
 @click.option("--trajectory", type=click.Path(dir_okay=False), help="Run ids from a sidecar.")
 @click.option("--show-args", is_flag=True, help="Print tool arguments (may be personal data).")
 @click.option("--jobs", type=click.IntRange(min=1), default=None, help="Processes (default: cores)")
+@click.option("--stats", is_flag=True, help="Per session and tool: streaks and detector peaks.")
 @max_bytes_option("config (--config, --compare)")
 def replay_command(
     traces: tuple[str, ...],
@@ -47,6 +48,7 @@ def replay_command(
     trajectory: str | None,
     show_args: bool,
     jobs: int | None,
+    stats: bool,
     max_bytes: int,
 ) -> None:
     """Replay recorded sessions through the engine: what would be warned, blocked, aborted.
@@ -58,7 +60,7 @@ def replay_command(
       loopcfg replay sessions/ --config openclaw.json5 --compare tuned.json5
     """
     gc.enable()  # replay runs long and holds many objects: it gets its collector back (main())
-    from loopcfg.replay.command import CommandOptions, emit, run_replay
+    from loopcfg.replay.command import CommandOptions, run_replay
     from loopcfg.replay.driver import ReplayOptions
 
     options = ReplayOptions(
@@ -81,7 +83,6 @@ def replay_command(
         include_bak=include_bak,
         show_args=show_args,
         jobs=jobs,
+        stats=stats,
     )
-    text, notes, code = run_replay(command)
-    emit(text, notes)
-    sys.exit(code)
+    sys.exit(run_replay(command, sys.stdout, sys.stderr))

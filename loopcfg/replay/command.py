@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import Literal, TextIO
 
 from loopcfg.replay.configs import ConfigRefused, load_table
 from loopcfg.replay.driver import ReplayOptions
+from loopcfg.replay.events import Malformed
 from loopcfg.replay.lines import STDIN
 from loopcfg.replay.runner import FileReplay
 
@@ -28,51 +28,103 @@ class CommandOptions:
     include_bak: bool = False
     show_args: bool = False
     jobs: int | None = None
+    stats: bool = False
 
 
 class UsageError(Exception):
     """A one-line problem with the options; exit 2."""
 
 
-def run_replay(command: CommandOptions) -> tuple[str, list[str], int]:
-    """Returns (stdout text, stderr lines, exit code); never raises for bad input."""
-    from loopcfg.replay.parallel import collect_inputs, default_jobs
+def run_replay(command: CommandOptions, out: TextIO, err: TextIO) -> int:
+    """Replay, writing the output to `out` as it is found and notes to `err`; returns the exit
+    code. Never raises for bad input."""
+    from loopcfg.replay.parallel import collect_inputs
 
-    notes: list[str] = []
+    notes = Notes(err)
     try:
         baseline, candidate = _configs(command, notes)
     except UsageError as error:  # the shape of click's own usage errors (cli.OneLineUsage)
-        line = f"loopcfg replay: error: {error} (see loopcfg replay --help)"
-        return "", [*notes, line], EXIT_USAGE
+        notes.add(f"loopcfg replay: error: {error} (see loopcfg replay --help)")
+        return EXIT_USAGE
     except ConfigRefused as refused:
-        return "", [*notes, *refused.lines], EXIT_USAGE
+        notes.extend(refused.lines)
+        return EXIT_USAGE
     files = collect_inputs(command.paths, glob=command.glob, include_bak=command.include_bak)
     if not files:
         # Name where it looked and for what: a folder of *.log files is not a bug of loopcfg.
         where = ", ".join(command.paths)
-        line = f"loopcfg replay: error: no session files found in {where} (--glob {command.glob})"
-        return "", [*notes, line], EXIT_USAGE
-    jobs = command.jobs or default_jobs()
-    results = _replay(files, baseline, jobs, "replay" if candidate is None else "replay a")
-    notes.extend(_problems(results))
-    code = _input_code(results)
+        notes.add(
+            f"loopcfg replay: error: no session files found in {where} (--glob {command.glob})"
+        )
+        return EXIT_USAGE
+    if candidate is None:
+        return _replay_streamed(files, baseline, command, out, notes)
+    return _replay_compared(files, baseline, candidate, command, out, notes)
+
+
+class Notes:
+    """Lines for stderr, written at once: they quote file names and ids from the input, so
+    each is made one printable line."""
+
+    def __init__(self, err: TextIO) -> None:
+        self.err = err
+
+    def add(self, line: str) -> None:
+        from loopcfg.render import printable
+
+        self.err.write(printable(line) + "\n")
+        self.err.flush()
+
+    def extend(self, lines: Sequence[str]) -> None:
+        for line in lines:
+            self.add(line)
+
+    def problem(self, problem: Malformed) -> None:
+        self.add(problem.render())
+
+
+def _replay_streamed(
+    files: list[str], options: ReplayOptions, command: CommandOptions, out: TextIO, notes: Notes
+) -> int:
+    from loopcfg.render.replay import JsonStream, TextStream
+    from loopcfg.replay.parallel import input_size, stream_replays, tty_progress
+
+    writer_class = JsonStream if command.output_format == "json" else TextStream
+    writer = writer_class(out, show_args=command.show_args, on_problem=notes.problem)
+    progress = tty_progress(sum(input_size(path) for path in files), label="replay")
+    results = stream_replays(files, options, writer, jobs=_jobs(command), progress=progress)
+    notes.extend(_file_notes(results))
     if all(result.error is not None for result in results):
         # Nothing was read: a summary of zero sessions would only hide the errors above it.
-        return "", notes, EXIT_USAGE
-    if candidate is None:
-        out = _render(results, command)
-        return out, notes, max(code, _fail_code(results, command.fail_on))
-    others = _replay(files, candidate, jobs, "replay b")
+        return EXIT_USAGE
+    writer.finish()
+    return max(_input_code(results), _fail_code(results, command.fail_on))
+
+
+def _replay_compared(
+    files: list[str],
+    baseline: ReplayOptions,
+    candidate: ReplayOptions,
+    command: CommandOptions,
+    out: TextIO,
+    notes: Notes,
+) -> int:
+    """--compare pairs every session of both sides, so both are kept whole (not streamed)."""
     from loopcfg.render.replay import render_compare_json, render_compare_text
     from loopcfg.replay.compare import compare_results
 
+    results = _replay(files, baseline, _jobs(command), "replay a")
+    notes.extend(_problems(results))
+    if all(result.error is not None for result in results):
+        return EXIT_USAGE
+    others = _replay(files, candidate, _jobs(command), "replay b")
     assert baseline.table is not None and candidate.table is not None
     comparison = compare_results(results, others, baseline.table, candidate.table)
     if command.output_format == "json":
-        text = render_compare_json(comparison)
+        out.write(render_compare_json(comparison))
     else:
-        text = render_compare_text(comparison)
-    return text, notes, max(code, _input_code(others))
+        out.write(render_compare_text(comparison))
+    return max(_input_code(results), _input_code(others))
 
 
 def _replay(files: list[str], options: ReplayOptions, jobs: int, label: str) -> list[FileReplay]:
@@ -82,11 +134,15 @@ def _replay(files: list[str], options: ReplayOptions, jobs: int, label: str) -> 
     return replay_files(files, options, jobs=jobs, progress=progress)
 
 
-def _configs(
-    command: CommandOptions, notes: list[str]
-) -> tuple[ReplayOptions, ReplayOptions | None]:
+def _jobs(command: CommandOptions) -> int:
+    from loopcfg.replay.parallel import default_jobs
+
+    return command.jobs or default_jobs()
+
+
+def _configs(command: CommandOptions, notes: Notes) -> tuple[ReplayOptions, ReplayOptions | None]:
     """The baseline and the compared options, each with its config resolved once."""
-    base = replace(command.options, keep_args=command.show_args)
+    base = replace(command.options, keep_args=command.show_args, stats=command.stats)
     if len(command.agents) > 2:
         raise UsageError("--agent at most twice (the second one is compared with the first)")
     if command.compare is not None and len(command.agents) > 1:
@@ -97,7 +153,7 @@ def _configs(
     if STDIN in (base.config, command.compare) and STDIN in command.paths:
         raise UsageError("stdin (-) cannot be both a config and a session")
     if base.config is None:
-        notes.append("loopcfg replay: no --config: OpenClaw's defaults with enabled: true")
+        notes.add("loopcfg replay: no --config: OpenClaw's defaults with enabled: true")
     first = _resolved(replace(base, agent=command.agents[0] if command.agents else None), notes)
     if command.compare is not None:
         return first, _resolved(replace(first, config=command.compare, table=None), notes)
@@ -106,54 +162,49 @@ def _configs(
     return first, None
 
 
-def _resolved(options: ReplayOptions, notes: list[str]) -> ReplayOptions:
+def _resolved(options: ReplayOptions, notes: Notes) -> ReplayOptions:
     table, found = load_table(options.config, options.agent, options.max_bytes)
     notes.extend(found)
     return replace(options, table=table)
 
 
 def _problems(results: Sequence[FileReplay]) -> list[str]:
+    """Kept results' malformed lines, then each file's own notes."""
+    lines = [problem.render() for result in results for problem in result.problems]
+    return lines + _file_notes(results)
+
+
+def _file_notes(results: Sequence[FileReplay]) -> list[str]:
     lines: list[str] = []
     for result in results:
-        lines.extend(problem.render() for problem in result.problems)
         if result.stopped:
             lines.append(f"{result.file}: replay stopped at the first malformed line (--strict)")
+        elif result.unreadable:
+            lines.append(
+                f"{result.file}: LC000 error: no line of it could be read"
+                f" ({result.malformed} malformed); nothing was replayed"
+            )
         if result.error is not None:
             lines.append(result.error)
     return lines
 
 
 def _input_code(results: Sequence[FileReplay]) -> int:
-    unusable = any(r.error is not None or r.stopped for r in results)
+    """2 when a file could not be read, stopped (--strict) or yielded nothing readable (05):
+    a CI gate never passes on nothing."""
+    unusable = any(r.error is not None or r.stopped or r.unreadable for r in results)
     return EXIT_USAGE if unusable else EXIT_OK
 
 
 def _fail_code(results: Sequence[FileReplay], fail_on: FailOn | None) -> int:
     if fail_on is None:
         return EXIT_OK
-    aborted = any(r.aborts for r in results)
-    critical = any(e.level == "critical" for r in results for e in r.events)
-    warned = any(e.level == "warning" and e.emitted for r in results for e in r.events)
+    aborted = any(r.aborted for r in results)
+    critical = any(r.critical for r in results)
+    warned = any(r.warned for r in results)
     failed = {
         "abort": aborted,
         "critical": aborted or critical,
         "warning": aborted or critical or warned,
     }[fail_on]
     return EXIT_PROBLEMS if failed else EXIT_OK
-
-
-def _render(results: Sequence[FileReplay], command: CommandOptions) -> str:
-    from loopcfg.render.replay import render_json, render_text
-
-    readable = [r for r in results if r.error is None]
-    if command.output_format == "json":
-        return render_json(readable, show_args=command.show_args)
-    return render_text(readable, show_args=command.show_args)
-
-
-def emit(text: str, notes: Sequence[str]) -> None:
-    from loopcfg.render import printable
-
-    for note in notes:  # they quote file names and ids from the input: one printable line each
-        sys.stderr.write(printable(note) + "\n")
-    sys.stdout.write(text)

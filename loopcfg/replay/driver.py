@@ -21,7 +21,7 @@ from loopcfg.replay.lines import (
     numbered,
     open_binary,
 )
-from loopcfg.replay.runner import EngineSession, FileReplay, replay_events
+from loopcfg.replay.runner import EngineSession, FileReplay, ReplaySink, replay_events
 from loopcfg.replay.trace import read_trace
 from loopcfg.replay.transcript import (
     TranscriptOptions,
@@ -50,6 +50,8 @@ class ReplayOptions:
     table: ConfigTable | None = None
     # Keep each event's arguments (for --show-args only: they may hold personal data).
     keep_args: bool = False
+    # --stats: per session and tool, the detectors' peak counts (06 §6.3.1).
+    stats: bool = False
 
 
 def default_settings() -> EffectiveSettings:
@@ -80,18 +82,28 @@ class EngineSessions:
 
 
 def replay_file(
-    path: str, options: ReplayOptions, on_bytes: Callable[[int], None] | None = None
+    path: str,
+    options: ReplayOptions,
+    on_bytes: Callable[[int], None] | None = None,
+    sink: ReplaySink | None = None,
 ) -> FileReplay:
     """Replay one file (or stdin); raises ReadError when it cannot be read at all.
 
     `on_bytes(n)` is told every few MiB how many bytes of the file have been read (progress).
+    With a `sink`, what is found streams to it instead of being kept in the result.
     """
     factory = EngineSessions(options)
     with quiet_engine_logs(), open_binary(path) as stream:
         lines = numbered(stream) if on_bytes is None else counted(numbered(stream), on_bytes)
         events = read_events(path, lines, options)
         return replay_events(
-            path, events, factory, strict=options.strict, keep_args=options.keep_args
+            path,
+            events,
+            factory,
+            strict=options.strict,
+            keep_args=options.keep_args,
+            stats=options.stats,
+            sink=sink,
         )
 
 
