@@ -30,6 +30,13 @@ from loopcfg.commandline import OneLineUsage, max_bytes_option
 @click.option("--trajectory", type=click.Path(dir_okay=False), help="Run ids from a sidecar.")
 @click.option("--show-args", is_flag=True, help="Print tool arguments (may be personal data).")
 @click.option("--jobs", type=click.IntRange(min=1), default=None, help="Processes (default: cores)")
+@click.option(
+    "--max-line-bytes",
+    type=click.IntRange(min=1),
+    default=64 << 20,
+    show_default="64 MiB",
+    help="Longer lines are reported and skipped unread.",
+)
 @click.option("--stats", is_flag=True, help="Per session and tool: streaks and detector peaks.")
 @max_bytes_option("config (--config, --compare)")
 def replay_command(
@@ -48,6 +55,7 @@ def replay_command(
     trajectory: str | None,
     show_args: bool,
     jobs: int | None,
+    max_line_bytes: int,
     stats: bool,
     max_bytes: int,
 ) -> None:
@@ -71,6 +79,7 @@ def replay_command(
         trajectory=trajectory,
         strict=strict,
         max_bytes=max_bytes,
+        max_line_bytes=max_line_bytes,
     )
     command = CommandOptions(
         paths=traces,

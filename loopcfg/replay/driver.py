@@ -14,8 +14,10 @@ from loopcfg.engine import LoopDetector
 from loopcfg.replay.configs import ConfigTable, defaults_table, load_table
 from loopcfg.replay.events import Event, ReadError
 from loopcfg.replay.lines import (
+    DEFAULT_MAX_LINE_BYTES,
     STDIN,
     InputFormat,
+    LongLines,
     counted,
     detect_format,
     numbered,
@@ -50,6 +52,8 @@ class ReplayOptions:
     table: ConfigTable | None = None
     # Keep each event's arguments (for --show-args only: they may hold personal data).
     keep_args: bool = False
+    # Longer lines are one diagnostic each and skipped unread (--max-line-bytes).
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
     # --stats: per session and tool, the detectors' peak counts (06 §6.3.1).
     stats: bool = False
 
@@ -94,8 +98,11 @@ def replay_file(
     """
     factory = EngineSessions(options)
     with quiet_engine_logs(), open_binary(path) as stream:
-        lines = numbered(stream) if on_bytes is None else counted(numbered(stream), on_bytes)
-        events = read_events(path, lines, options)
+        long_lines = LongLines(path)
+        lines = long_lines.watch(numbered(stream, options.max_line_bytes))
+        if on_bytes is not None:
+            lines = counted(lines, on_bytes)
+        events = long_lines.merge(read_events(path, lines, options))
         return replay_events(
             path,
             events,

@@ -41,7 +41,7 @@ class ToolStats:
 
 @dataclass(frozen=True, slots=True)
 class Closest:
-    """The call whose count came nearest its threshold (the highest count / threshold)."""
+    """The call whose count came nearest a block threshold (the highest count / threshold)."""
 
     tool: str
     measure: str  # "identical", "no-progress", "ping-pong" or "unknown-tool"
@@ -126,18 +126,22 @@ class SessionProbe:
 
 
 def _measures(settings: Any, readings: Readings) -> list[tuple[str, int, str, int]]:
-    """(detector, count, measure, threshold) for every detector that looks at this call, with
-    the lowest threshold it compares that count against (04 §4.6's order does not matter here:
-    a peak is a peak whether or not an earlier detector would have fired first)."""
+    """(detector, count, measure, block threshold) for every detector that looks at this call.
+
+    The threshold is the one at which that detector blocks (06 §6.3.1's "17 of 20" is
+    `criticalThreshold`), so the closest call says how near the session came to a block; 0
+    where a count only ever warns (identical calls for generic_repeat). Every detector's peak
+    is kept, whether or not an earlier one in 04 §4.6's order would have fired first."""
+    critical = settings.critical_threshold
     found = [
         (BREAKER, readings.no_progress, "no-progress", settings.global_circuit_breaker_threshold),
         (UNKNOWN, readings.unknown_tool, "unknown-tool", settings.unknown_tool_threshold),
     ]
     if readings.poll and settings.known_poll_no_progress:
-        found.append((POLL, readings.no_progress, "no-progress", settings.warning_threshold))
+        found.append((POLL, readings.no_progress, "no-progress", critical))
     if settings.ping_pong:
-        found.append((PING_PONG, readings.ping_pong, "ping-pong", settings.warning_threshold))
+        found.append((PING_PONG, readings.ping_pong, "ping-pong", critical))
     if not readings.poll and settings.generic_repeat:
-        found.append((GENERIC, readings.identical, "identical", settings.warning_threshold))
-        found.append((GENERIC, readings.no_progress, "no-progress", settings.critical_threshold))
+        found.append((GENERIC, readings.identical, "identical", 0))
+        found.append((GENERIC, readings.no_progress, "no-progress", critical))
     return found
