@@ -83,6 +83,28 @@ class Notes:
         self.add(problem.render())
 
 
+@dataclass(slots=True)
+class Outcomes:
+    """What decides the exit code, gathered file by file (the files themselves are not kept)."""
+
+    notes: Notes
+    files: int = 0
+    errors: int = 0
+    unusable: bool = False
+    critical: bool = False
+    warned: bool = False
+    aborted: bool = False
+
+    def add(self, result: FileReplay) -> None:
+        self.notes.extend(_file_notes([result]))
+        self.files += 1
+        self.errors += result.error is not None
+        self.unusable = self.unusable or _input_code([result]) != EXIT_OK
+        self.critical = self.critical or result.critical
+        self.warned = self.warned or result.warned
+        self.aborted = self.aborted or result.aborted
+
+
 def _replay_streamed(
     files: list[str], options: ReplayOptions, command: CommandOptions, out: TextIO, notes: Notes
 ) -> int:
@@ -92,13 +114,14 @@ def _replay_streamed(
     writer_class = JsonStream if command.output_format == "json" else TextStream
     writer = writer_class(out, show_args=command.show_args, on_problem=notes.problem)
     progress = tty_progress(sum(input_size(path) for path in files), label="replay")
-    results = stream_replays(files, options, writer, jobs=_jobs(command), progress=progress)
-    notes.extend(_file_notes(results))
-    if all(result.error is not None for result in results):
+    outcomes = Outcomes(notes)
+    jobs = _jobs(command)
+    stream_replays(files, options, writer, jobs=jobs, progress=progress, on_file=outcomes.add)
+    if outcomes.errors == outcomes.files:
         # Nothing was read: a summary of zero sessions would only hide the errors above it.
         return EXIT_USAGE
     writer.finish()
-    return max(_input_code(results), _fail_code(results, command.fail_on))
+    return max(EXIT_USAGE if outcomes.unusable else EXIT_OK, _fail_code(outcomes, command.fail_on))
 
 
 def _replay_compared(
@@ -196,12 +219,10 @@ def _input_code(results: Sequence[FileReplay]) -> int:
     return EXIT_USAGE if unusable else EXIT_OK
 
 
-def _fail_code(results: Sequence[FileReplay], fail_on: FailOn | None) -> int:
+def _fail_code(outcomes: Outcomes, fail_on: FailOn | None) -> int:
     if fail_on is None:
         return EXIT_OK
-    aborted = any(r.aborted for r in results)
-    critical = any(r.critical for r in results)
-    warned = any(r.warned for r in results)
+    aborted, critical, warned = outcomes.aborted, outcomes.critical, outcomes.warned
     failed = {
         "abort": aborted,
         "critical": aborted or critical,

@@ -37,8 +37,8 @@ def open_binary(path: str) -> Iterator[BinaryIO]:
 
 
 DEFAULT_MAX_LINE_BYTES = 64 << 20
-# Read in chunks this big when a line is too long: memory stays at one chunk.
-_SKIP_CHUNK = 1 << 20
+# Read past a too long line in chunks this big: memory stays at one chunk.
+_SKIP_CHUNK = 256 << 10
 
 
 class LongLine(bytes):

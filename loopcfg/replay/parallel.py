@@ -98,17 +98,18 @@ def stream_replays(
     *,
     jobs: int = 1,
     progress: Progress | None = None,
-) -> list[FileReplay]:
-    """Replay every file into `sink` in input order; the results keep only counts and errors.
+    on_file: Callable[[FileReplay], None] | None = None,
+) -> None:
+    """Replay every file into `sink` in input order; `on_file` gets each file's result (its
+    counts and error) when the file is done, and nothing of it is kept here.
 
     In this process the sink sees everything as it is found. A worker process keeps one
     file's findings and the sink gets them when that file is done, then they are dropped.
     """
-    results = []
     for result in iter_replays(files, options, jobs=jobs, progress=progress, sink=sink):
         result.feed(sink)
-        results.append(result.counts_only())
-    return results
+        if on_file is not None:
+            on_file(result.counts_only())
 
 
 def iter_replays(
