@@ -37,6 +37,11 @@ from loopcfg.commandline import OneLineUsage, max_bytes_option
     show_default="64 MiB",
     help="Longer lines are reported and skipped unread.",
 )
+@click.option(
+    "--scheduler",
+    metavar="tcp://HOST:PORT|local:N",
+    help="Replay the files on a Dask cluster (pip install 'loopcfg[dask]').",
+)
 @click.option("--stats", is_flag=True, help="Per session and tool: streaks and detector peaks.")
 @max_bytes_option("config (--config, --compare)")
 def replay_command(
@@ -56,6 +61,7 @@ def replay_command(
     show_args: bool,
     jobs: int | None,
     max_line_bytes: int,
+    scheduler: str | None,
     stats: bool,
     max_bytes: int,
 ) -> None:
@@ -93,5 +99,6 @@ def replay_command(
         show_args=show_args,
         jobs=jobs,
         stats=stats,
+        scheduler=scheduler,
     )
     sys.exit(run_replay(command, sys.stdout, sys.stderr))

@@ -29,6 +29,8 @@ class CommandOptions:
     show_args: bool = False
     jobs: int | None = None
     stats: bool = False
+    # A Dask scheduler (tcp://HOST:PORT) or local:N; None replays with --jobs processes.
+    scheduler: str | None = None
 
 
 class UsageError(Exception):
@@ -115,8 +117,19 @@ def _replay_streamed(
     writer = writer_class(out, show_args=command.show_args, on_problem=notes.problem)
     progress = tty_progress(sum(input_size(path) for path in files), label="replay")
     outcomes = Outcomes(notes)
-    jobs = _jobs(command)
-    stream_replays(files, options, writer, jobs=jobs, progress=progress, on_file=outcomes.add)
+    if command.scheduler is not None:
+        from loopcfg.replay.dask_backend import SchedulerError, stream_on_dask
+
+        try:
+            stream_on_dask(
+                files, options, writer, command.scheduler, progress=progress, on_file=outcomes.add
+            )
+        except SchedulerError as error:
+            notes.add(f"loopcfg replay: error: {error}")
+            return EXIT_USAGE
+    else:
+        jobs = _jobs(command)
+        stream_replays(files, options, writer, jobs=jobs, progress=progress, on_file=outcomes.add)
     if outcomes.errors == outcomes.files:
         # Nothing was read: a summary of zero sessions would only hide the errors above it.
         return EXIT_USAGE
@@ -175,6 +188,8 @@ def _configs(command: CommandOptions, notes: Notes) -> tuple[ReplayOptions, Repl
         raise UsageError("--fail-on judges one config; run it without --compare")
     if STDIN in (base.config, command.compare) and STDIN in command.paths:
         raise UsageError("stdin (-) cannot be both a config and a session")
+    if command.scheduler is not None:
+        _check_scheduler(command, compared)
     if base.config is None:
         notes.add("loopcfg replay: no --config: OpenClaw's defaults with enabled: true")
     first = _resolved(replace(base, agent=command.agents[0] if command.agents else None), notes)
@@ -183,6 +198,21 @@ def _configs(command: CommandOptions, notes: Notes) -> tuple[ReplayOptions, Repl
     if len(command.agents) == 2:
         return first, _resolved(replace(first, agent=command.agents[1], table=None), notes)
     return first, None
+
+
+def _check_scheduler(command: CommandOptions, compared: bool) -> None:
+    """--scheduler ships paths to workers: stdin cannot go, and --compare stays local."""
+    from loopcfg.replay.dask_backend import SchedulerError, check_installed, parse_scheduler
+
+    if STDIN in command.paths:
+        raise UsageError("--scheduler replays files on workers; stdin (-) cannot be sent")
+    if compared:
+        raise UsageError("--scheduler does not run --compare; compare with --jobs")
+    try:
+        check_installed()
+        parse_scheduler(command.scheduler or "")
+    except SchedulerError as error:
+        raise UsageError(str(error)) from None
 
 
 def _resolved(options: ReplayOptions, notes: Notes) -> ReplayOptions:
