@@ -137,8 +137,20 @@ def detect_format(lines: NumberedLines) -> tuple[InputFormat, NumberedLines]:
 
 
 def loads(text: str | bytes) -> Any:
-    """`json.loads`, where a line nested deeper than Python's parser can go is a ValueError too
-    (a RecursionError would otherwise lose the whole file, not just that line)."""
+    """`json.loads`'s value, where a line nested deeper than Python's parser can go is a
+    ValueError too (a RecursionError would otherwise lose the whole file, not just that line).
+
+    orjson parses first: 2-3 times as fast on the long lines of tool output, and for every line
+    it accepts it gives the value `json.loads` gives (JSON has one meaning). What it refuses
+    and `json.loads` takes (NaN, Infinity, integers beyond 64 bits, nesting beyond 1024 levels)
+    or refuses too goes to `json.loads`, so values and error messages stay stdlib's. Lines
+    longer than ORJSON_MAX_CHARS go straight to `json.loads`: orjson's peak memory is about
+    13 times the line (measured with tracemalloc), stdlib's about 3 times."""
+    if len(text) <= ORJSON_MAX_CHARS:
+        try:
+            return _orjson_loads(text)
+        except ValueError:
+            pass
     try:
         return json.loads(text)
     except RecursionError:
@@ -148,6 +160,20 @@ def loads(text: str | bytes) -> Any:
             raise
         # CPython's 4300-digit limit; its message names a Python function to call.
         raise ValueError("a number with more than 4300 digits") from None
+
+
+ORJSON_MAX_CHARS = 64 << 10
+
+
+def _no_orjson(text: str | bytes) -> Any:
+    raise ValueError("orjson is not installed")
+
+
+_orjson_loads: Callable[[str | bytes], Any]
+try:
+    from orjson import loads as _orjson_loads
+except ImportError:  # a dependency, but a build without it must still replay (slower)
+    _orjson_loads = _no_orjson
 
 
 def _is_session_header(text: bytes) -> bool:
