@@ -12,8 +12,9 @@ committed: the corpus holds personal data):
   session alive until the end of the file) and once as 200,000 transcript files (each session
   over with its file), against the peak RSS of `loopcfg --version` (the interpreter and
   loopcfg's imports);
-- dask (`--dask`): `--scheduler local:1` on one tiny file (cluster start), on many tiny files
-  (per-file overhead) and on part of the corpus (MB/s per worker), against `--jobs 1`.
+- dask (`--only dask`): with one `local:1` cluster kept up, 200 tiny files (per-file
+  overhead) and ~50 MB of the corpus (MB/s per worker) replayed on it and in this process
+  (`--jobs 1`'s code path), alternately, twice; the cluster's start apart.
 
 CPU seconds are user + system of the process and its children (`os.wait4`), peak RSS the
 largest process's.
@@ -94,8 +95,13 @@ def stuck_loop_trace(size_mb: int) -> Path:
     path = OUT / "stuck-loop.jsonl"
     call = {"tool": "exec", "args": {"command": "npm test"}, "error": "exit 1: " + "E" * 300}
     line = json.dumps(call) + "\n"
+    lines = size_mb * 1_000_000 // len(line)
+    # Written in 1,000-line pieces: a 100 MB string here would be counted in the peak RSS of
+    # the replay (the child's RSS before exec is this process's).
     with path.open("w") as out:
-        out.write(line * (size_mb * 1_000_000 // len(line)))
+        for _ in range(lines // 1000):
+            out.write(line * 1000)
+        out.write(line * (lines % 1000))
     return path
 
 
@@ -167,15 +173,12 @@ def throughput(size_mb: int) -> None:
 def memory(size_mb: int, sessions: int) -> None:
     baseline = timed([*LOOPCFG, "--version"])
     stuck = stuck_loop_trace(size_mb)
-    one_trace = sessions_trace(sessions)
-    started = time.perf_counter()
-    many_files = session_files(sessions)
-    print(f"{sessions} session files written in {time.perf_counter() - started:.0f} s")
-    runs = [
-        (f"stuck loop, {stuck.stat().st_size / 1e6:.0f} MB, 1 session", stuck),
-        (f"{sessions} one-call sessions in one trace", one_trace),
-        (f"{sessions} one-call transcripts", many_files),
-    ]
+    runs = [(f"stuck loop, {stuck.stat().st_size / 1e6:.0f} MB, 1 session", stuck)]
+    if sessions:
+        runs.append((f"{sessions} one-call sessions in one trace", sessions_trace(sessions)))
+        started = time.perf_counter()
+        runs.append((f"{sessions} one-call transcripts", session_files(sessions)))
+        print(f"{sessions} session files written in {time.perf_counter() - started:.0f} s")
     print(
         "\n| input | wall | CPU | peak RSS | RSS over `loopcfg --version` |\n|---|---|---|---|---|"
     )
@@ -190,6 +193,12 @@ def memory(size_mb: int, sessions: int) -> None:
 
 
 def dask(size_mb: int) -> None:
+    """In this process: one `local:1` cluster kept up while the same files are replayed on it
+    and with `--jobs 1`'s code path, alternately, so the start is measured once and apart."""
+    from loopcfg.replay.dask_backend import connect, dask_replays
+    from loopcfg.replay.driver import ReplayOptions
+    from loopcfg.replay.parallel import iter_replays
+
     tiny = OUT / "tiny"
     shutil.rmtree(tiny, ignore_errors=True)
     tiny.mkdir(parents=True)
@@ -197,22 +206,32 @@ def dask(size_mb: int) -> None:
     for index in range(200):
         shutil.copyfile(original, tiny / f"t{index:03d}.jsonl")
     folder, size = replicated_corpus(size_mb)
-    one = str(tiny / "t000.jsonl")
-    start = timed(replay(one, "--scheduler", "local:1"))
-    many = timed(replay(str(tiny), "--scheduler", "local:1"))
-    many_local = timed(replay(str(tiny), "--jobs", "1"))
-    corpus = timed(replay(str(folder), "--scheduler", "local:1"))
-    corpus_local = timed(replay(str(folder), "--jobs", "1"))
-    per_file = (many.wall - start.wall) / 199
-    per_file_local = many_local.wall / 200
-    mb_s = size / 1e6 / (corpus.wall - start.wall)
-    print(f"cluster start + 1 tiny file: {start.wall:.1f} s wall")
-    print(f"per file (200 files of {original.stat().st_size} B): {per_file * 1000:.1f} ms on Dask, "
-          f"{per_file_local * 1000:.1f} ms with --jobs 1")  # fmt: skip
-    print(f"corpus {size / 1e6:.0f} MB: {corpus.wall:.1f} s on 1 Dask worker "
-          f"(start included), {corpus_local.wall:.1f} s with --jobs 1")  # fmt: skip
-    local_mb_s = size / 1e6 / corpus_local.wall
-    print(f"MB/s per worker (start excluded): {mb_s:.1f}; --jobs 1: {local_mb_s:.1f}")
+    small = sorted(str(p) for p in tiny.glob("*.jsonl"))
+    big = sorted(str(p) for p in folder.glob("*.jsonl"))
+    options = ReplayOptions()
+
+    def wall(run: object) -> float:
+        start = time.perf_counter()
+        assert callable(run)
+        run()
+        return time.perf_counter() - start
+
+    started = time.perf_counter()
+    with connect("local:1") as client:
+        print(f"local:1 cluster start: {time.perf_counter() - started:.1f} s wall")
+        on_dask = lambda files: list(dask_replays(files, options, client))  # noqa: E731
+        local = lambda files: list(iter_replays(files, options, jobs=1))  # noqa: E731
+        for _ in range(2):
+            tiny_dask, tiny_local = wall(lambda: on_dask(small)), wall(lambda: local(small))
+            big_dask, big_local = wall(lambda: on_dask(big)), wall(lambda: local(big))
+            per_file = (tiny_dask - tiny_local) / len(small)
+            print(
+                f"200 files of {original.stat().st_size} B: {tiny_dask:.2f} s on 1 worker, "
+                f"{tiny_local:.2f} s in process: {per_file * 1000:.1f} ms per file more; "
+                f"{size / 1e6:.0f} MB in {len(big)} files: {big_dask:.1f} s on 1 worker "
+                f"({size / 1e6 / big_dask:.1f} MB/s), {big_local:.1f} s in process "
+                f"({size / 1e6 / big_local:.1f} MB/s)"
+            )
 
 
 def profile(size_mb: int) -> None:
@@ -233,7 +252,7 @@ def main() -> None:
     parser.add_argument("--size-mb", type=int, default=200)
     parser.add_argument("--stuck-mb", type=int, default=100)
     parser.add_argument("--sessions", type=int, default=200_000)
-    parser.add_argument("--only", choices=["throughput", "memory", "dask"])
+    parser.add_argument("--only", choices=["throughput", "memory", "stuck", "dask"])
     parser.add_argument("--dask", action="store_true", help="also the Dask measures")
     parser.add_argument("--profile", action="store_true")
     options = parser.parse_args()
@@ -248,6 +267,8 @@ def main() -> None:
         throughput(options.size_mb)
     if options.only in (None, "memory"):
         memory(options.stuck_mb, options.sessions)
+    if options.only == "stuck":
+        memory(options.stuck_mb, 0)
     if options.only == "dask" or options.dask:
         dask(min(options.size_mb, 50))
 
