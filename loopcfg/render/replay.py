@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Any, TextIO
 
-from loopcfg.render import json_text, printable
+from loopcfg.render import json_text, not_a_workflow_command, printable
 from loopcfg.replay.events import Malformed
 from loopcfg.replay.runner import FileReplay, ReplayAbort, ReplayEvent, SessionStats
 
@@ -26,6 +26,11 @@ if TYPE_CHECKING:
 
 JSON_VERSION = 1
 ProblemSink = Callable[[Malformed], None]
+
+
+def _with_seq(value: dict[str, Any], line: int) -> dict[str, Any]:
+    value["seq"] = line - 1
+    return value
 
 
 def event_json(event: ReplayEvent, show_args: bool) -> dict[str, Any]:
@@ -74,10 +79,24 @@ def session_json(stats: SessionStats) -> dict[str, Any]:
         "firstBlockLine": stats.first_block_line,
         "aborted": stats.aborted,
         "orphanResults": stats.orphan_results,
-    }
+    } | _store_session_json(stats)
     if stats.probe is not None:
         value["stats"] = stats_json(stats.probe)
     return value
+
+
+def _store_session_json(stats: SessionStats) -> dict[str, Any]:
+    """The fields only a session read from a store has (10.5); JSONL and traces get none."""
+    if stats.source != "sqlite":
+        return {}
+    first = stats.first_block_line
+    return {
+        "source": stats.source,
+        "agent": stats.agent,
+        "sessionKey": stats.session_key,
+        "firstBlockSeq": first - 1 if first is not None else None,
+        "incomplete": stats.incomplete,
+    }
 
 
 def stats_json(probe: SessionProbe) -> list[dict[str, Any]]:
@@ -117,6 +136,15 @@ class JsonStream:
         self.sessions = _spool()
         self.counts = {"events": 0, "aborts": 0, "sessions": 0}
         self.started = False
+        # Sessions alive that come from a store: their events and aborts also carry `seq`.
+        self.stored: set[tuple[str, str]] = set()
+
+    def session_start(self, stats: SessionStats) -> None:
+        if stats.source == "sqlite":
+            self.stored.add((stats.file, stats.session))
+
+    def _positioned(self, value: dict[str, Any], item: ReplayEvent | ReplayAbort) -> dict[str, Any]:
+        return _with_seq(value, item.line) if (item.file, item.session) in self.stored else value
 
     def _start(self) -> None:
         """The document's head, written with the first event (or at the end): a replay that
@@ -133,12 +161,13 @@ class JsonStream:
 
     def event(self, event: ReplayEvent) -> None:
         self._start()
-        self._item(self.out, "events", event_json(event, self.show_args))
+        self._item(self.out, "events", self._positioned(event_json(event, self.show_args), event))
 
     def abort(self, abort: ReplayAbort) -> None:
-        self._item(self.aborts, "aborts", abort_json(abort))
+        self._item(self.aborts, "aborts", self._positioned(abort_json(abort), abort))
 
     def session_end(self, stats: SessionStats) -> None:
+        self.stored.discard((stats.file, stats.session))
         self._item(self.sessions, "sessions", session_json(stats))
 
     def finish(self) -> None:
@@ -171,7 +200,11 @@ def render_json(results: Sequence[FileReplay], *, show_args: bool = False) -> st
 def _joined(lines: Sequence[str]) -> str:
     """The output lines, each kept one printable line: session ids, tool names and arguments
     come from the recorded files and may hold line breaks, escape sequences or lone surrogates."""
-    return "".join(printable(line) + "\n" for line in lines)
+    return "".join(_line(line) for line in lines)
+
+
+def _line(line: str) -> str:
+    return not_a_workflow_command(printable(line)) + "\n"
 
 
 @dataclass(slots=True)
@@ -198,6 +231,9 @@ class _TextSession:
     group: Group | None = None
     shown: bool = False
     aborts: list[ReplayAbort] = field(default_factory=list)
+    header: str | None = None
+    unit: str = "line"
+    shift: int = 0
 
 
 class TextStream:
@@ -219,16 +255,21 @@ class TextStream:
         self.summary = _Summary()
 
     def _write(self, line: str) -> None:
-        self.out.write(printable(line) + "\n")
+        self.out.write(_line(line))
 
-    def _under(self, file: str, session: str) -> None:
+    def session_start(self, stats: SessionStats) -> None:
+        state = self._state(stats.file, stats.session)
+        state.header = _timeline_header(stats)
+        state.unit, state.shift = _positions(stats)
+
+    def _under(self, file: str, session: str, state: _TextSession) -> None:
         """Make the next line appear under this session's header."""
         key = (file, session)
         if self.current == key:
             return
         if self.current is not None:
             self._write("")
-        self._write(f"{file} · session {session}")
+        self._write(state.header or f"{file} · session {session}")
         self.current = key
 
     def _state(self, file: str, session: str) -> _TextSession:
@@ -240,8 +281,16 @@ class TextStream:
     def _flush(self, event_file: str, session: str, state: _TextSession) -> None:
         group, state.group = state.group, None
         if group is not None:
-            self._under(event_file, session)
-            self._write("  " + group_line(group.first, group.last, group.size, self.show_args))
+            self._under(event_file, session, state)
+            line = group_line(
+                group.first,
+                group.last,
+                group.size,
+                self.show_args,
+                unit=state.unit,
+                shift=state.shift,
+            )
+            self._write("  " + line)
             state.shown = True
 
     def event(self, event: ReplayEvent) -> None:
@@ -262,16 +311,16 @@ class TextStream:
     def session_end(self, stats: SessionStats) -> None:
         state = self.alive.pop((stats.file, stats.session), None) or _TextSession()
         self._flush(stats.file, stats.session, state)
-        self._under(stats.file, stats.session)
+        self._under(stats.file, stats.session, state)
+        unit, shift = _positions(stats)
         if not state.shown and not state.aborts:
             noun = "call" if stats.calls == 1 else "calls"
             self._write(f"  {stats.calls} {noun}, nothing detected")
-        if stats.first_block_call is not None:
-            self._write(
-                f"  first block: call #{stats.first_block_call} (line {stats.first_block_line})"
-            )
+        if stats.first_block_call is not None and stats.first_block_line is not None:
+            where = f"{unit} {stats.first_block_line - shift}"
+            self._write(f"  first block: call #{stats.first_block_call} ({where})")
         for abort in state.aborts:
-            self._write("  " + abort_line(abort))
+            self._write("  " + abort_line(abort, unit, shift))
         if stats.probe is not None:
             closest = stats.probe.closest
             self._write("  " + (closest.sentence() if closest else "closest: nothing counted"))
@@ -300,13 +349,33 @@ def render_text(results: Sequence[FileReplay], *, show_args: bool = False) -> st
     return out.getvalue()
 
 
-def abort_line(abort: ReplayAbort) -> str:
+def abort_line(abort: ReplayAbort, unit: str = "line", shift: int = 0) -> str:
     run = f" in {_run_label(abort.run, abort.run_id)}" if abort.run else ""
     rest = "that run" if abort.run else "the session"
     return (
-        f"guard abort: line {abort.line}, {abort.tool} ×{abort.count}{run}"
+        f"guard abort: {unit} {abort.line - shift}, {abort.tool} ×{abort.count}{run}"
         f" ({abort.code}); the rest of {rest} is skipped"
     )
+
+
+def _positions(stats: SessionStats) -> tuple[str, int]:
+    """(unit, shift): a store session says `seq S` where S = line - 1 (Decision 8)."""
+    return ("seq", 1) if stats.source == "sqlite" else ("line", 0)
+
+
+def _timeline_header(stats: SessionStats) -> str:
+    """`<file> · session <id>`; a store session also names its key, and its agent when the
+    key does not (10.5)."""
+    if stats.source != "sqlite":
+        return f"{stats.file} · session {stats.session}"
+    parts = [stats.file]
+    key = stats.session_key
+    if stats.agent is not None and not (key or "").startswith(f"agent:{stats.agent}:"):
+        parts.append(f"agent {stats.agent}")
+    if key is not None:
+        parts.append(key)
+    parts.append(f"session {stats.session}")
+    return " · ".join(parts)
 
 
 def collapse(events: Sequence[ReplayEvent], *, keep_apart: bool = False) -> list[list[ReplayEvent]]:
@@ -327,19 +396,31 @@ def collapse(events: Sequence[ReplayEvent], *, keep_apart: bool = False) -> list
     return groups
 
 
-def event_line(group: Sequence[ReplayEvent], show_args: bool = False) -> str:
-    return group_line(group[0], group[-1], len(group), show_args)
+def event_line(
+    group: Sequence[ReplayEvent], show_args: bool = False, *, unit: str = "line", shift: int = 0
+) -> str:
+    return group_line(group[0], group[-1], len(group), show_args, unit=unit, shift=shift)
 
 
-def group_line(first: ReplayEvent, last: ReplayEvent, size: int, show_args: bool = False) -> str:
-    """`call #N line L tool level detector ×count [run]`, or a range for a collapsed group."""
+def group_line(
+    first: ReplayEvent,
+    last: ReplayEvent,
+    size: int,
+    show_args: bool = False,
+    *,
+    unit: str = "line",
+    shift: int = 0,
+) -> str:
+    """`call #N line L tool level detector ×count [run]`, or a range for a collapsed group;
+    a store session says `seq S` (`unit`, with `shift` = line - seq)."""
     calls = f"#{first.call}" if size == 1 else f"#{first.call}-#{last.call}"
-    where = f"{first.line}" if size == 1 else f"{first.line}-{last.line}"
+    start, end = first.line - shift, last.line - shift
+    where = f"{start}" if size == 1 else f"{start}-{end}"
     run = f" [{_run_label(first.run, first.run_id)}]" if first.run else ""
     times = f" ({size} calls)" if size > 1 else ""
     args = f" args={json_text(first.args, indent=None)}" if show_args else ""
     return (
-        f"call {calls:<8} line {where:<8} {first.tool:<16} "
+        f"call {calls:<8} {unit} {where:<8} {first.tool:<16} "
         f"{first.level:<8} {first.detector or '-'} ×{first.count}{run}{times}{args}"
     )
 
@@ -351,9 +432,18 @@ def _run_label(run: str | None, run_id: str | None) -> str:
 SUMMARY_HEADER = ("session", "calls", "skipped", "warnings", "blocks", "first block", "aborted")
 
 
+def summary_name(stats: SessionStats) -> str:
+    """Decision 8: `<file>::<session>`; a store session `<store>::<sessionKey or id>@<first 8
+    of the id>`."""
+    if stats.source == "sqlite":
+        name = f"{stats.file}::{stats.session_key or stats.session}@{stats.session[:8]}"
+        return f"{name} (incomplete)" if stats.incomplete else name
+    return stats.name
+
+
 def summary_row(s: SessionStats) -> tuple[str, ...]:
     return (
-        s.name,
+        summary_name(s),
         str(s.calls),
         str(s.skipped),
         str(s.warnings),
@@ -439,10 +529,11 @@ def render_compare_text(comparison: Comparison) -> str:
 
 
 def _session_diff(diff: SessionDiff, label_a: str, label_b: str) -> list[str]:
-    lines = [f"{diff.file} · session {diff.session}"]
+    lines = [_timeline_header(diff.a)]
+    unit, shift = ("seq", 1) if diff.a.source == "sqlite" else ("line", 0)
     for side, events in (("a", diff.only_a), ("b", diff.only_b)):
         for group in collapse(events):
-            lines.append(f"  only {side}: {event_line(group)}")
+            lines.append(f"  only {side}: {event_line(group, unit=unit, shift=shift)}")
     for change in diff.changes:
         lines.append(f"  {change.sentence(label_a, label_b)}")
     lines.append("")

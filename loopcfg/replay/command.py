@@ -4,13 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Literal, TextIO
+from typing import TYPE_CHECKING, Literal, TextIO
 
 from loopcfg.replay.configs import ConfigRefused, load_table
 from loopcfg.replay.driver import ReplayOptions
 from loopcfg.replay.events import Malformed
 from loopcfg.replay.lines import STDIN
 from loopcfg.replay.runner import FileReplay
+
+if TYPE_CHECKING:
+    from loopcfg.replay.parallel import ReplayInput
+    from loopcfg.replay.store_inputs import Expansion
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
 FailOn = Literal["warning", "critical", "abort"]
@@ -31,6 +35,11 @@ class CommandOptions:
     stats: bool = False
     # A Dask scheduler (tcp://HOST:PORT) or local:N; None replays with --jobs processes.
     scheduler: str | None = None
+    # OpenClaw session stores (10.5).
+    sessions: tuple[str, ...] = ()
+    profile: str | None = None
+    list_only: bool = False
+    allow_newer_schema: bool = False
 
 
 class UsageError(Exception):
@@ -40,18 +49,25 @@ class UsageError(Exception):
 def run_replay(command: CommandOptions, out: TextIO, err: TextIO) -> int:
     """Replay, writing the output to `out` as it is found and notes to `err`; returns the exit
     code. Never raises for bad input."""
-    from loopcfg.replay.parallel import collect_inputs
+    from loopcfg.replay.store_inputs import SelectionError
 
     notes = Notes(err)
     try:
+        if command.list_only:
+            return _list_sessions(command, notes, out)
+        files = _inputs(command, notes)
         baseline, candidate = _configs(command, notes)
     except UsageError as error:  # the shape of click's own usage errors (cli.OneLineUsage)
         notes.add(f"loopcfg replay: error: {error} (see loopcfg replay --help)")
         return EXIT_USAGE
-    except ConfigRefused as refused:
-        notes.extend(refused.lines)
+    except (SelectionError, InputError) as error:
+        notes.add(f"loopcfg replay: error: {error}")
         return EXIT_USAGE
-    files = collect_inputs(command.paths, glob=command.glob, include_bak=command.include_bak)
+    except ConfigRefused as refused:
+        from loopcfg.render.diagnostics import diagnostic_line
+
+        notes.extend([diagnostic_line(d) for d in refused.diagnostics])
+        return EXIT_USAGE
     if not files:
         # Name where it looked and for what: a folder of *.log files is not a bug of loopcfg.
         where = ", ".join(command.paths)
@@ -81,6 +97,8 @@ class Notes:
         for line in lines:
             self.add(line)
 
+    append = add
+
     def problem(self, problem: Malformed) -> None:
         self.add(problem.render())
 
@@ -108,7 +126,11 @@ class Outcomes:
 
 
 def _replay_streamed(
-    files: list[str], options: ReplayOptions, command: CommandOptions, out: TextIO, notes: Notes
+    files: list[ReplayInput],
+    options: ReplayOptions,
+    command: CommandOptions,
+    out: TextIO,
+    notes: Notes,
 ) -> int:
     from loopcfg.render.replay import JsonStream, TextStream
     from loopcfg.replay.parallel import input_size, stream_replays, tty_progress
@@ -138,7 +160,7 @@ def _replay_streamed(
 
 
 def _replay_compared(
-    files: list[str],
+    files: list[ReplayInput],
     baseline: ReplayOptions,
     candidate: ReplayOptions,
     command: CommandOptions,
@@ -163,7 +185,78 @@ def _replay_compared(
     return max(_input_code(results), _input_code(others))
 
 
-def _replay(files: list[str], options: ReplayOptions, jobs: int, label: str) -> list[FileReplay]:
+class InputError(Exception):
+    """No input to read (the default state dir is missing): exit 2, without --help."""
+
+
+def _inputs(command: CommandOptions, notes: Notes) -> list[ReplayInput]:
+    """Files, store sessions and unreadable stores, in the order found (10.5)."""
+    return _expansion(command, notes).inputs
+
+
+def _expansion(command: CommandOptions, notes: Notes) -> Expansion:
+    from loopcfg.replay.store_inputs import expand_inputs, release_hints
+
+    if command.profile is not None and command.paths:
+        notes.append("loopcfg replay: --profile only chooses the state dir read without PATH")
+    paths = command.paths or (_default_state_dir(command, notes),)
+    expansion = expand_inputs(
+        paths,
+        sessions=command.sessions,
+        glob=command.glob,
+        include_bak=command.include_bak,
+        allow_newer=command.allow_newer_schema,
+    )
+    notes.extend(expansion.notes)
+    if not command.list_only:
+        notes.extend(release_hints(expansion.app_versions, command.options))
+    return expansion
+
+
+def _default_state_dir(command: CommandOptions, notes: Notes) -> str:
+    """No PATH: OpenClaw's state directory (10.1), or `--profile`'s."""
+    import os
+    from pathlib import Path
+
+    from loopcfg.statedir import ProfileError, state_dir
+
+    try:
+        home = Path.home()
+    except RuntimeError:
+        home = Path("~")
+    try:
+        folder = state_dir(os.environ, home=home, profile=command.profile)
+    except ProfileError as error:
+        raise UsageError(str(error)) from None
+    if not folder.is_dir():
+        raise InputError(
+            f"no OpenClaw state directory at {folder}; name a PATH or set OPENCLAW_STATE_DIR"
+        )
+    notes.append(f"loopcfg replay: reading {folder}")
+    return str(folder)
+
+
+def _list_sessions(command: CommandOptions, notes: Notes, out: TextIO) -> int:
+    """`--list`: the sessions a replay would read; nothing is replayed."""
+    from loopcfg.render.store_list import render_list_json, render_list_text
+    from loopcfg.replay.store_inputs import StoreFailure
+
+    expansion = _expansion(command, notes)
+    failures = [item.message for item in expansion.inputs if isinstance(item, StoreFailure)]
+    listings = expansion.listings
+    text = (
+        render_list_json(listings)
+        if command.output_format == "json"
+        else render_list_text(listings)
+    )
+    notes.extend(failures)
+    out.write(text)
+    return EXIT_USAGE if failures else EXIT_OK
+
+
+def _replay(
+    files: list[ReplayInput], options: ReplayOptions, jobs: int, label: str
+) -> list[FileReplay]:
     from loopcfg.replay.parallel import input_size, replay_files, tty_progress
 
     progress = tty_progress(sum(input_size(path) for path in files), label=label)
@@ -239,13 +332,17 @@ def _file_notes(results: Sequence[FileReplay]) -> list[str]:
             )
         if result.error is not None:
             lines.append(result.error)
+        if result.incomplete is not None:
+            lines.append(result.incomplete)
     return lines
 
 
 def _input_code(results: Sequence[FileReplay]) -> int:
-    """2 when a file could not be read, stopped (--strict) or yielded nothing readable (05):
-    a CI gate never passes on nothing."""
-    unusable = any(r.error is not None or r.stopped or r.unreadable for r in results)
+    """2 when a file could not be read, stopped (--strict), yielded nothing readable (05: a
+    CI gate never passes on nothing) or a store session ended early (10.6)."""
+    unusable = any(
+        r.error is not None or r.stopped or r.unreadable or r.incomplete for r in results
+    )
     return EXIT_USAGE if unusable else EXIT_OK
 
 

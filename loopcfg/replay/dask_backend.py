@@ -18,19 +18,19 @@ from contextlib import contextmanager
 from typing import Any
 
 from loopcfg.replay.driver import ReplayOptions
-from loopcfg.replay.parallel import Progress, input_size, safe_replay
+from loopcfg.replay.parallel import Progress, ReplayInput, input_size, safe_replay
 from loopcfg.replay.runner import FileReplay, ReplaySink
 
 INSTALL_HINT = "--scheduler needs Dask's distributed package: pip install 'loopcfg[dask]'"
 LOCAL_PREFIX = "local:"
-Task = Callable[[str, ReplayOptions], FileReplay]
+Task = Callable[[ReplayInput, ReplayOptions], FileReplay]
 
 
 class SchedulerError(Exception):
     """A one-line problem with --scheduler (not installed, bad address, unreachable): exit 2."""
 
 
-def replay_task(path: str, options: ReplayOptions) -> FileReplay:
+def replay_task(path: ReplayInput, options: ReplayOptions) -> FileReplay:
     """What a worker runs for one file: the same replay as `--jobs`, never raising."""
     return safe_replay(path, options)
 
@@ -89,7 +89,7 @@ def connect(scheduler: str) -> Iterator[Any]:
 
 
 def dask_replays(
-    files: Sequence[str],
+    files: Sequence[ReplayInput],
     options: ReplayOptions,
     client: Any,
     *,
@@ -117,7 +117,7 @@ def dask_replays(
             next_up += 1
 
 
-def _result(path: str, future: Any) -> FileReplay:
+def _result(item: ReplayInput, future: Any) -> FileReplay:
     """The task's result, or the file's one-line error when the task itself failed."""
     if future.status == "finished":
         result: FileReplay = future.result()
@@ -127,11 +127,12 @@ def _result(path: str, future: Any) -> FileReplay:
     except Exception as problem:  # a cancelled future has no exception to give
         error = problem
     reason = str(error) or type(error).__name__
+    path = item if isinstance(item, str) else str(getattr(item, "path", getattr(item, "db", item)))
     return FileReplay(path, error=f"{path}: LC000 error: replay task failed on Dask: {reason}")
 
 
 def stream_on_dask(
-    files: Sequence[str],
+    files: Sequence[ReplayInput],
     options: ReplayOptions,
     sink: ReplaySink,
     scheduler: str,

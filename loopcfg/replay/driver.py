@@ -102,6 +102,8 @@ def replay_file(
         lines = long_lines.watch(numbered(stream, options.max_line_bytes))
         if on_bytes is not None:
             lines = counted(lines, on_bytes)
+        if path == STDIN:
+            lines = not_sqlite(path, lines)
         events = long_lines.merge(read_events(path, lines, options))
         return replay_events(
             path,
@@ -112,6 +114,17 @@ def replay_file(
             stats=options.stats,
             sink=sink,
         )
+
+
+SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def not_sqlite(path: str, lines: Iterator[tuple[int, bytes]]) -> Iterator[tuple[int, bytes]]:
+    """A session store needs its file (and `-wal`): never read from stdin (10.5)."""
+    for number, line in lines:
+        if number == 1 and line.startswith(SQLITE_MAGIC):
+            raise ReadError(path, "an SQLite database cannot be read from stdin; name its file")
+        yield number, line
 
 
 @contextmanager

@@ -123,6 +123,11 @@ class SessionStats:
     first_block_call: int | None = None
     aborted: bool = False
     orphan_results: int = 0
+    # Sessions read from an OpenClaw store (10.5); None/False for files.
+    source: str | None = None
+    agent: str | None = None
+    session_key: str | None = None
+    incomplete: bool = False
     # --stats only: per tool streaks and detector peaks, and the closest call (06 §6.3.1).
     probe: SessionProbe | None = None
 
@@ -143,6 +148,8 @@ class ReplaySink(Protocol):
 
     def abort(self, abort: ReplayAbort) -> None: ...
 
+    def session_start(self, stats: SessionStats) -> None: ...
+
     def session_end(self, stats: SessionStats) -> None: ...
 
     def problem(self, problem: Malformed) -> None: ...
@@ -160,6 +167,8 @@ class FileReplay:
     stopped: bool = False
     # The one-line reason when the file could not be replayed at all (exit 2).
     error: str | None = None
+    # The one-line reason a store session ended early (10.6): its results are kept, exit 2.
+    incomplete: str | None = None
     # What decides the exit code, counted whether or not the lists above are kept.
     malformed: int = 0
     readable: int = 0
@@ -192,6 +201,9 @@ class FileReplay:
     def abort(self, abort: ReplayAbort) -> None:
         self.aborts.append(abort)
 
+    def session_start(self, stats: SessionStats) -> None:
+        """Kept results list their sessions when they end."""
+
     def session_end(self, stats: SessionStats) -> None:
         self.sessions.append(stats)
 
@@ -205,6 +217,8 @@ class FileReplay:
 
     def feed(self, sink: ReplaySink) -> None:
         """Hand a kept result to a streaming sink, in the order the runner would have."""
+        for stats in self.sessions:
+            sink.session_start(stats)
         for event in self.events:
             sink.event(event)
         for abort in self.aborts:
@@ -277,6 +291,7 @@ class _Replayer:
                 stats.probe = SessionProbe()
             live = _Live(self.factory.session(name), stats)
             self.live[name] = live
+            self.sink.session_start(stats)
         return live
 
     def handle(self, event: Event) -> None:
