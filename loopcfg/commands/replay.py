@@ -53,7 +53,6 @@ from loopcfg.commandline import OneLineUsage, max_bytes_option
 )
 @click.option("--trajectory", type=click.Path(dir_okay=False), help="Run ids from a sidecar.")
 @click.option("--show-args", is_flag=True, help="Print tool arguments (may be personal data).")
-@click.option("--jobs", type=click.IntRange(min=1), default=None, help="Processes (default: cores)")
 @click.option(
     "--max-line-bytes",
     type=click.IntRange(min=1),
