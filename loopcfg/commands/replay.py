@@ -54,6 +54,19 @@ from loopcfg.commandline import OneLineUsage, max_bytes_option
 @click.option("--trajectory", type=click.Path(dir_okay=False), help="Run ids from a sidecar.")
 @click.option("--show-args", is_flag=True, help="Print tool arguments (may be personal data).")
 @click.option(
+    "--max-line-bytes",
+    type=click.IntRange(min=1),
+    default=64 << 20,
+    show_default="64 MiB",
+    help="Longer lines are reported and skipped unread.",
+)
+@click.option(
+    "--scheduler",
+    metavar="tcp://HOST:PORT|local:N",
+    help="Replay the files on a Dask cluster (pip install 'loopcfg[dask]').",
+)
+@click.option("--stats", is_flag=True, help="Per session and tool: streaks and detector peaks.")
+@click.option(
     "--jobs", type=click.IntRange(min=1, max=1024), default=None, help="Processes (default: cores)"
 )
 @click.option("--session", "sessions", multiple=True, help="Only this session key or id.")
@@ -78,6 +91,9 @@ def replay_command(
     trajectory: str | None,
     show_args: bool,
     jobs: int | None,
+    max_line_bytes: int,
+    scheduler: str | None,
+    stats: bool,
     sessions: tuple[str, ...],
     profile: str | None,
     list_only: bool,
@@ -99,7 +115,7 @@ def replay_command(
     Without PATH, OpenClaw's state directory ($OPENCLAW_STATE_DIR, else ~/.openclaw) is read.
     """
     gc.enable()  # replay runs long and holds many objects: it gets its collector back (main())
-    from loopcfg.replay.command import CommandOptions, emit, run_replay
+    from loopcfg.replay.command import CommandOptions, run_replay
     from loopcfg.replay.driver import ReplayOptions
 
     options = ReplayOptions(
@@ -111,6 +127,7 @@ def replay_command(
         strict=strict,
         max_bytes=max_bytes,
         openclaw=openclaw,  # the option as given; replay resolves the target (command.py)
+        max_line_bytes=max_line_bytes,
     )
     command = CommandOptions(
         paths=traces,
@@ -123,12 +140,12 @@ def replay_command(
         include_bak=include_bak,
         show_args=show_args,
         jobs=jobs,
+        stats=stats,
+        scheduler=scheduler,
         sessions=sessions,
         profile=profile,
         list_only=list_only,
         allow_newer_schema=allow_newer_schema,
         openclaw=openclaw,
     )
-    text, notes, code = run_replay(command)
-    emit(text, notes)
-    sys.exit(code)
+    sys.exit(run_replay(command, sys.stdout, sys.stderr))

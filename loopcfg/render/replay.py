@@ -1,27 +1,31 @@
 """Renderers for replay results: text (timeline + summary table) and JSON (06 §6.3).
 
-Tool arguments are never shown unless `show_args` (real transcripts hold personal data).
+Both are streaming sinks of the runner (`ReplaySink`): they write what the runner finds as it
+finds it and spool what comes later in the output (aborts and sessions in JSON, the summary
+table in text) to a temporary file, so memory never grows with the number of events or
+sessions (Decision 8). Tool arguments are never shown unless `show_args` (real transcripts hold
+personal data).
 """
 
 from __future__ import annotations
 
 import json
-from collections import Counter
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+import shutil
+import tempfile
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import IO, TYPE_CHECKING, Any, TextIO
 
-from loopcfg.render import json_text
+from loopcfg.render import json_text, not_a_workflow_command, printable
+from loopcfg.replay.events import Malformed
 from loopcfg.replay.runner import FileReplay, ReplayAbort, ReplayEvent, SessionStats
 
 if TYPE_CHECKING:
     from loopcfg.replay.compare import Comparison, SessionDiff
+    from loopcfg.replay.stats import SessionProbe
 
 JSON_VERSION = 1
-
-
-def _from_store(result: FileReplay) -> bool:
-    """One session read from an OpenClaw store (10.5): positions are its rows' `seq`."""
-    return any(stats.source == "sqlite" for stats in result.sessions)
+ProblemSink = Callable[[Malformed], None]
 
 
 def _with_seq(value: dict[str, Any], line: int) -> dict[str, Any]:
@@ -69,7 +73,7 @@ def abort_json(abort: ReplayAbort) -> dict[str, Any]:
 
 
 def session_json(stats: SessionStats) -> dict[str, Any]:
-    return {
+    value: dict[str, Any] = {
         "file": stats.file,
         "session": stats.session,
         "calls": stats.calls,
@@ -80,6 +84,9 @@ def session_json(stats: SessionStats) -> dict[str, Any]:
         "aborted": stats.aborted,
         "orphanResults": stats.orphan_results,
     } | _store_session_json(stats)
+    if stats.probe is not None:
+        value["stats"] = stats_json(stats.probe)
+    return value
 
 
 def _store_session_json(stats: SessionStats) -> dict[str, Any]:
@@ -96,83 +103,292 @@ def _store_session_json(stats: SessionStats) -> dict[str, Any]:
     }
 
 
+def stats_json(probe: SessionProbe) -> list[dict[str, Any]]:
+    """06 §6.3.1 `stats`: one entry per tool, by tool name."""
+    return [
+        {
+            "tool": row.tool,
+            "maxIdenticalCalls": row.max_identical,
+            "maxNoProgress": row.max_no_progress,
+            "maxPingPong": row.max_ping_pong,
+            "detectorPeak": dict(sorted(row.detector_peak.items())),
+        }
+        for row in probe.rows()
+    ]
+
+
+def _ignore_problem(problem: Malformed) -> None:
+    """Problems go to stderr through the command; a renderer used alone drops them."""
+
+
+def _spool() -> IO[str]:
+    return tempfile.TemporaryFile("w+", encoding="utf-8", newline="")
+
+
+class JsonStream:
+    """06 §6.3's document written as it is found: the events stream straight out; aborts and
+    sessions (which come after them in the document) wait in temporary files. The bytes are
+    exactly `json_text(document)`'s."""
+
+    def __init__(
+        self,
+        out: TextIO,
+        *,
+        show_args: bool = False,
+        on_problem: ProblemSink = _ignore_problem,
+        openclaw: dict[str, str | None] | None = None,
+    ) -> None:
+        self.out = out
+        self.show_args = show_args
+        # The target release and its engine, once, after the version (06 §6.3.1).
+        self.openclaw = openclaw
+        self.problem = on_problem
+        self.aborts = _spool()
+        self.sessions = _spool()
+        self.counts = {"events": 0, "aborts": 0, "sessions": 0}
+        self.started = False
+        # Sessions alive that come from a store: their events and aborts also carry `seq`.
+        self.stored: set[tuple[str, str]] = set()
+
+    def session_start(self, stats: SessionStats) -> None:
+        if stats.source == "sqlite":
+            self.stored.add((stats.file, stats.session))
+
+    def _positioned(self, value: dict[str, Any], item: ReplayEvent | ReplayAbort) -> dict[str, Any]:
+        return _with_seq(value, item.line) if (item.file, item.session) in self.stored else value
+
+    def _start(self) -> None:
+        """The document's head, written with the first event (or at the end): a replay that
+        reads nothing at all writes nothing to stdout."""
+        if not self.started:
+            self.started = True
+            self.out.write(f'{{\n  "version": {JSON_VERSION},\n')
+            if self.openclaw is not None:
+                header = json_text(self.openclaw).replace("\n", "\n  ")
+                self.out.write(f'  "openclaw": {header},\n')
+            self.out.write('  "events": [')
+
+    def _item(self, stream: IO[str] | TextIO, kind: str, value: dict[str, Any]) -> None:
+        separator = ",\n" if self.counts[kind] else "\n"
+        self.counts[kind] += 1
+        body = json_text(value).replace("\n", "\n    ")
+        stream.write(f"{separator}    {body}")
+
+    def event(self, event: ReplayEvent) -> None:
+        self._start()
+        self._item(self.out, "events", self._positioned(event_json(event, self.show_args), event))
+
+    def abort(self, abort: ReplayAbort) -> None:
+        self._item(self.aborts, "aborts", self._positioned(abort_json(abort), abort))
+
+    def session_end(self, stats: SessionStats) -> None:
+        self.stored.discard((stats.file, stats.session))
+        self._item(self.sessions, "sessions", session_json(stats))
+
+    def finish(self) -> None:
+        self._start()
+        self._close_list("events")
+        for kind, spool in (("aborts", self.aborts), ("sessions", self.sessions)):
+            self.out.write(f',\n  "{kind}": [')
+            spool.seek(0)
+            shutil.copyfileobj(spool, self.out)
+            spool.close()
+            self._close_list(kind)
+        self.out.write("\n}\n")
+
+    def _close_list(self, kind: str) -> None:
+        self.out.write("\n  ]" if self.counts[kind] else "]")
+
+
 def render_json(
     results: Sequence[FileReplay],
     *,
     show_args: bool = False,
     openclaw: dict[str, str | None] | None = None,
 ) -> str:
-    document: dict[str, Any] = {"version": JSON_VERSION}
-    if openclaw is not None:  # the target release and its engine, once (06 §6.3.1)
-        document["openclaw"] = openclaw
-    document |= {
-        "events": [
-            _with_seq(event_json(e, show_args), e.line)
-            if _from_store(r)
-            else event_json(e, show_args)
-            for r in results
-            for e in r.events
-        ],
-        "aborts": [
-            _with_seq(abort_json(a), a.line) if _from_store(r) else abort_json(a)
-            for r in results
-            for a in r.aborts
-        ],
-        "sessions": [session_json(s) for r in results for s in r.sessions],
-    }
-    return json_text(document) + "\n"
+    """The whole document of kept results (for --compare, tests and library callers)."""
+    import io
+
+    out = io.StringIO()
+    stream = JsonStream(out, show_args=show_args, openclaw=openclaw)
+    for result in results:
+        result.feed(stream)
+    stream.finish()
+    return out.getvalue()
 
 
 def _joined(lines: Sequence[str]) -> str:
     """The output lines, each kept one printable line: session ids, tool names and arguments
     come from the recorded files and may hold line breaks, escape sequences or lone surrogates."""
-    from loopcfg.render import not_a_workflow_command, printable
+    return "".join(_line(line) for line in lines)
 
-    return "".join(not_a_workflow_command(printable(line)) + "\n" for line in lines)
+
+def _line(line: str) -> str:
+    return not_a_workflow_command(printable(line)) + "\n"
+
+
+@dataclass(slots=True)
+class Group:
+    """Consecutive calls of one session with the same verdict, shown as one line."""
+
+    first: ReplayEvent
+    last: ReplayEvent
+    size: int = 1
+
+    def continues(self, event: ReplayEvent) -> bool:
+        last = self.last
+        return event.call == last.call + 1 and _verdict_key(event) == _verdict_key(last)
+
+
+def _verdict_key(event: ReplayEvent) -> tuple[Any, ...]:
+    return (event.session, event.run, event.tool, event.level, event.detector, event.count)
+
+
+@dataclass(slots=True)
+class _TextSession:
+    """What the text timeline holds for one session alive: one open group and its aborts."""
+
+    group: Group | None = None
+    shown: bool = False
+    aborts: list[ReplayAbort] = field(default_factory=list)
+    header: str | None = None
+    unit: str = "line"
+    shift: int = 0
+
+
+class TextStream:
+    """The text timeline written as it is found, then the summary table (spooled rows).
+
+    A session's lines come under its header; when another session's lines come in between
+    (sessions interleaved in one trace), the header is repeated. A session's first block, guard
+    aborts and --stats line close its block at the end of its file."""
+
+    def __init__(
+        self,
+        out: TextIO,
+        *,
+        show_args: bool = False,
+        on_problem: ProblemSink = _ignore_problem,
+        openclaw: dict[str, str | None] | None = None,
+    ) -> None:
+        self.out = out
+        self.show_args = show_args
+        # The target release and its engine, once, after the version (06 §6.3.1).
+        self.openclaw = openclaw
+        self.problem = on_problem
+        self.alive: dict[tuple[str, str], _TextSession] = {}
+        self.current: tuple[str, str] | None = None
+        self.rows = _spool()
+        self.summary = _Summary()
+
+    def _write(self, line: str) -> None:
+        self.out.write(_line(line))
+
+    def session_start(self, stats: SessionStats) -> None:
+        state = self._state(stats.file, stats.session)
+        state.header = _timeline_header(stats)
+        state.unit, state.shift = _positions(stats)
+
+    def _under(self, file: str, session: str, state: _TextSession) -> None:
+        """Make the next line appear under this session's header."""
+        key = (file, session)
+        if self.current == key:
+            return
+        if self.current is not None:
+            self._write("")
+        self._write(state.header or f"{file} · session {session}")
+        self.current = key
+
+    def _state(self, file: str, session: str) -> _TextSession:
+        state = self.alive.get((file, session))
+        if state is None:
+            state = self.alive[(file, session)] = _TextSession()
+        return state
+
+    def _flush(self, event_file: str, session: str, state: _TextSession) -> None:
+        group, state.group = state.group, None
+        if group is not None:
+            self._under(event_file, session, state)
+            line = group_line(
+                group.first,
+                group.last,
+                group.size,
+                self.show_args,
+                unit=state.unit,
+                shift=state.shift,
+            )
+            self._write("  " + line)
+            state.shown = True
+
+    def event(self, event: ReplayEvent) -> None:
+        if not event.emitted:
+            return
+        state = self._state(event.file, event.session)
+        group = state.group
+        if group is not None and not self.show_args and group.continues(event):
+            group.last = event
+            group.size += 1
+            return
+        self._flush(event.file, event.session, state)
+        state.group = Group(event, event)
+
+    def abort(self, abort: ReplayAbort) -> None:
+        self._state(abort.file, abort.session).aborts.append(abort)
+
+    def session_end(self, stats: SessionStats) -> None:
+        state = self.alive.pop((stats.file, stats.session), None) or _TextSession()
+        self._flush(stats.file, stats.session, state)
+        self._under(stats.file, stats.session, state)
+        unit, shift = _positions(stats)
+        if not state.shown and not state.aborts:
+            noun = "call" if stats.calls == 1 else "calls"
+            self._write(f"  {stats.calls} {noun}, nothing detected")
+        if stats.first_block_call is not None and stats.first_block_line is not None:
+            where = f"{unit} {stats.first_block_line - shift}"
+            self._write(f"  first block: call #{stats.first_block_call} ({where})")
+        for abort in state.aborts:
+            self._write("  " + abort_line(abort, unit, shift))
+        if stats.probe is not None:
+            closest = stats.probe.closest
+            self._write("  " + (closest.sentence() if closest else "closest: nothing counted"))
+        self._write("")
+        self.current = None
+        self.summary.add(stats)
+        self.rows.write(json.dumps(summary_row(stats)) + "\n")
+
+    def finish(self) -> None:
+        self.rows.seek(0)
+        rows = (tuple(json.loads(line)) for line in self.rows)
+        for line in self.summary.table(rows):
+            self._write(line)
+        self.rows.close()
 
 
 def render_text(results: Sequence[FileReplay], *, show_args: bool = False) -> str:
-    lines: list[str] = []
+    """The whole text output of kept results (for tests and library callers)."""
+    import io
+
+    out = io.StringIO()
+    stream = TextStream(out, show_args=show_args)
     for result in results:
-        events, aborts = result.events_by_session(), result.aborts_by_session()
-        for stats in result.sessions:
-            mine = [e for e in events.get(stats.session, []) if e.emitted]
-            lines.extend(_session_timeline(stats, mine, aborts.get(stats.session, []), show_args))
-    lines.extend(_summary_table([s for r in results for s in r.sessions]))
-    return _joined(lines)
+        result.feed(stream)
+    stream.finish()
+    return out.getvalue()
 
 
-def _session_timeline(
-    stats: SessionStats,
-    events: Sequence[ReplayEvent],
-    aborts: Sequence[ReplayAbort],
-    show_args: bool,
-) -> list[str]:
-    store = stats.source == "sqlite"
-    unit, shift = ("seq", 1) if store else ("line", 0)
-    lines = [_timeline_header(stats)]
-    if not events and not aborts:
-        noun = "call" if stats.calls == 1 else "calls"
-        lines.append(f"  {stats.calls} {noun}, nothing detected")
-        lines.append("")
-        return lines
-    for group in collapse(events, keep_apart=show_args):
-        lines.append("  " + event_line(group, show_args, unit=unit, shift=shift))
-    if stats.first_block_call is not None and stats.first_block_line is not None:
-        lines.append(
-            f"  first block: call #{stats.first_block_call} "
-            f"({unit} {stats.first_block_line - shift})"
-        )
-    for abort in aborts:
-        run = f" in {_run_label(abort.run, abort.run_id)}" if abort.run else ""
-        rest = "that run" if abort.run else "the session"
-        what = "run terminated" if abort.code == "run_terminated" else "guard abort"
-        lines.append(
-            f"  {what}: {unit} {abort.line - shift}, {abort.tool} ×{abort.count}{run}"
-            f" ({abort.code}); the rest of {rest} is skipped"
-        )
-    lines.append("")
-    return lines
+def abort_line(abort: ReplayAbort, unit: str = "line", shift: int = 0) -> str:
+    run = f" in {_run_label(abort.run, abort.run_id)}" if abort.run else ""
+    rest = "that run" if abort.run else "the session"
+    what = "run terminated" if abort.code == "run_terminated" else "guard abort"
+    return (
+        f"{what}: {unit} {abort.line - shift}, {abort.tool} ×{abort.count}{run}"
+        f" ({abort.code}); the rest of {rest} is skipped"
+    )
+
+
+def _positions(stats: SessionStats) -> tuple[str, int]:
+    """(unit, shift): a store session says `seq S` where S = line - 1 (Decision 8)."""
+    return ("seq", 1) if stats.source == "sqlite" else ("line", 0)
 
 
 def _timeline_header(stats: SessionStats) -> str:
@@ -200,8 +416,7 @@ def collapse(events: Sequence[ReplayEvent], *, keep_apart: bool = False) -> list
             not keep_apart
             and last is not None
             and event.call == last.call + 1
-            and (event.session, event.run, event.tool, event.level, event.detector, event.count)
-            == (last.session, last.run, last.tool, last.level, last.detector, last.count)
+            and _verdict_key(event) == _verdict_key(last)
         ):
             groups[-1].append(event)
         else:
@@ -212,14 +427,25 @@ def collapse(events: Sequence[ReplayEvent], *, keep_apart: bool = False) -> list
 def event_line(
     group: Sequence[ReplayEvent], show_args: bool = False, *, unit: str = "line", shift: int = 0
 ) -> str:
+    return group_line(group[0], group[-1], len(group), show_args, unit=unit, shift=shift)
+
+
+def group_line(
+    first: ReplayEvent,
+    last: ReplayEvent,
+    size: int,
+    show_args: bool = False,
+    *,
+    unit: str = "line",
+    shift: int = 0,
+) -> str:
     """`call #N line L tool level detector ×count [run]`, or a range for a collapsed group;
     a store session says `seq S` (`unit`, with `shift` = line - seq)."""
-    first, last = group[0], group[-1]
-    calls = f"#{first.call}" if len(group) == 1 else f"#{first.call}-#{last.call}"
+    calls = f"#{first.call}" if size == 1 else f"#{first.call}-#{last.call}"
     start, end = first.line - shift, last.line - shift
-    where = f"{start}" if len(group) == 1 else f"{start}-{end}"
+    where = f"{start}" if size == 1 else f"{start}-{end}"
     run = f" [{_run_label(first.run, first.run_id)}]" if first.run else ""
-    times = f" ({len(group)} calls)" if len(group) > 1 else ""
+    times = f" ({size} calls)" if size > 1 else ""
     args = f" args={json_text(first.args, indent=None)}" if show_args else ""
     return (
         f"call {calls:<8} {unit} {where:<8} {first.tool:<16} "
@@ -231,48 +457,75 @@ def _run_label(run: str | None, run_id: str | None) -> str:
     return f"{run} = {run_id}" if run_id else str(run)
 
 
-def _summary_name(stats: SessionStats, same_name: int) -> str:
+SUMMARY_HEADER = ("session", "calls", "skipped", "warnings", "blocks", "first block", "aborted")
+
+
+def summary_name(stats: SessionStats) -> str:
+    """Decision 8: `<file>::<session>`; a store session `<store>::<sessionKey or id>@<first 8
+    of the id>`."""
     if stats.source == "sqlite":
-        # Decision 8: `<store>::<sessionKey or id>@<first 8 of the id>`.
         name = f"{stats.file}::{stats.session_key or stats.session}@{stats.session[:8]}"
         return f"{name} (incomplete)" if stats.incomplete else name
-    # Traces name sessions "default" unless told otherwise: say whose it is then.
-    return stats.session if same_name == 1 else f"{stats.session} ({stats.file})"
+    return stats.name
 
 
-def _summary_table(sessions: Sequence[SessionStats]) -> list[str]:
-    header = ("session", "calls", "skipped", "warnings", "blocks", "first block", "aborted")
-    names = Counter(s.session for s in sessions)
-    rows = [
-        (
-            _summary_name(s, names[s.session]),
-            str(s.calls),
-            str(s.skipped),
-            str(s.warnings),
-            str(s.blocks),
-            f"#{s.first_block_call}" if s.first_block_call is not None else "-",
-            "yes" if s.aborted else "no",
-        )
-        for s in sessions
-    ]
-    total = (
-        f"total ({len(sessions)} {'session' if len(sessions) == 1 else 'sessions'})",
-        str(sum(s.calls for s in sessions)),
-        str(sum(s.skipped for s in sessions)),
-        str(sum(s.warnings for s in sessions)),
-        str(sum(s.blocks for s in sessions)),
-        "-",
-        str(sum(1 for s in sessions if s.aborted)),
+def summary_row(s: SessionStats) -> tuple[str, ...]:
+    return (
+        summary_name(s),
+        str(s.calls),
+        str(s.skipped),
+        str(s.warnings),
+        str(s.blocks),
+        f"#{s.first_block_call}" if s.first_block_call is not None else "-",
+        "yes" if s.aborted else "no",
     )
-    table = [header, *rows, total]
-    widths = [max(len(row[i]) for row in table) for i in range(len(header))]
 
-    def fmt(row: Sequence[str]) -> str:
+
+class _Summary:
+    """Totals and column widths of the summary table, kept as rows pass by."""
+
+    def __init__(self) -> None:
+        self.sessions = self.calls = self.skipped = self.warnings = self.blocks = 0
+        self.aborted = 0
+        self.widths = [len(cell) for cell in SUMMARY_HEADER]
+
+    def add(self, s: SessionStats) -> None:
+        self.sessions += 1
+        self.calls += s.calls
+        self.skipped += s.skipped
+        self.warnings += s.warnings
+        self.blocks += s.blocks
+        self.aborted += s.aborted
+        self._widen(summary_row(s))
+
+    def _widen(self, row: Sequence[str]) -> None:
+        self.widths = [max(w, len(cell)) for w, cell in zip(self.widths, row, strict=True)]
+
+    def total(self) -> tuple[str, ...]:
+        noun = "session" if self.sessions == 1 else "sessions"
+        return (
+            f"total ({self.sessions} {noun})",
+            str(self.calls),
+            str(self.skipped),
+            str(self.warnings),
+            str(self.blocks),
+            "-",
+            str(self.aborted),
+        )
+
+    def table(self, rows: Iterator[tuple[str, ...]]) -> Iterator[str]:
+        total = self.total()
+        self._widen(total)
+        yield self._fmt(SUMMARY_HEADER)
+        for row in rows:
+            yield self._fmt(row)
+        yield self._fmt(total)
+
+    def _fmt(self, row: Sequence[str]) -> str:
+        widths = self.widths
         first = row[0].ljust(widths[0])
         rest = "  ".join(cell.rjust(width) for cell, width in zip(row[1:], widths[1:], strict=True))
         return f"{first}  {rest}".rstrip()
-
-    return [fmt(header), *(fmt(row) for row in rows), fmt(total)]
 
 
 # -- --compare ------------------------------------------------------------------------------

@@ -49,7 +49,7 @@ def replay_batch(replayer: _Replayer, batch: Batch) -> None:
     run = calls[0].run
     for call in calls:
         if call.call_id is not None and call.outcome is None:
-            live.call_runs[call.call_id] = call.run
+            live.call_runs.remember(call.call_id, call.run)
     if live.in_aborted_run(run):
         stats.skipped += len(calls)
         return
@@ -62,11 +62,10 @@ def replay_batch(replayer: _Replayer, batch: Batch) -> None:
         if verdict.level == "none" and not admitted.blocked:
             continue
         trigger = admitted.trigger_index == offset
-        replayer.result.events.append(
-            _event(replayer, call, first + offset, verdict, admitted.blocked, trigger)
-        )
-        replayer.result.events[-1].recovery = admitted.recovery
-        _count(live, call, first + offset, verdict)
+        event = _event(replayer, call, first + offset, verdict, admitted.blocked, trigger)
+        event.recovery = admitted.recovery
+        _count(replayer, live, call, first + offset, verdict)
+        replayer.found(live, event)
     if not admitted.blocked:
         for call in calls:
             if call.outcome is not None:
@@ -74,7 +73,7 @@ def replay_batch(replayer: _Replayer, batch: Batch) -> None:
         return
     for call in calls:  # they never ran: their results (vetoes) are not recorded
         if call.call_id is not None:
-            live.blocked.add(call.call_id)
+            live.blocked.remember(call.call_id, True)
     if admitted.terminate_run:
         _terminate(replayer, live, calls[admitted.trigger_index], admitted)
 
@@ -103,15 +102,17 @@ def _event(
     )
 
 
-def _count(live: _Live, call: Call, index: int, verdict: Any) -> None:
+def _count(replayer: _Replayer, live: _Live, call: Call, index: int, verdict: Any) -> None:
     """`blocks` counts triggers (decision 4); warnings count when emitted."""
     stats = live.stats
     if verdict.level == "critical":
+        replayer.result.critical = True
         stats.blocks += 1
         if stats.first_block_line is None:
             stats.first_block_line = call.line
             stats.first_block_call = index
     elif verdict.level == "warning" and verdict.emitted:
+        replayer.result.warned = True
         stats.warnings += 1
 
 
@@ -120,7 +121,9 @@ def _terminate(replayer: _Replayer, live: _Live, trigger: Call, admitted: Any) -
     live.aborted_runs.add(trigger.run)
     live.stats.aborted = True
     cause = admitted.verdicts[admitted.trigger_index]
-    replayer.result.aborts.append(
+    replayer.result.aborted = True
+    replayer.found(
+        live,
         ReplayAbort(
             trigger.file,
             trigger.line,
@@ -130,7 +133,7 @@ def _terminate(replayer: _Replayer, live: _Live, trigger: Call, admitted: Any) -
             cause.count,
             RUN_TERMINATED_CODE,
             RUN_TERMINATED_MESSAGE,
-        )
+        ),
     )
 
 
@@ -138,7 +141,8 @@ def guard_note(
     replayer: _Replayer, live: _Live, outcome: Outcome, run: str | None, note: str
 ) -> None:
     """E8.1's post-compaction window-closed line, as an info event (decision 4)."""
-    replayer.result.events.append(
+    replayer.found(
+        live,
         ReplayEvent(
             outcome.file,
             outcome.line,
@@ -152,5 +156,5 @@ def guard_note(
             note,
             None,
             True,
-        )
+        ),
     )

@@ -17,14 +17,16 @@ from loopcfg.replay.batches import group_batches
 from loopcfg.replay.configs import ConfigTable, defaults_table, load_table
 from loopcfg.replay.events import Event, ReadError
 from loopcfg.replay.lines import (
+    DEFAULT_MAX_LINE_BYTES,
     STDIN,
     InputFormat,
+    LongLines,
     counted,
     detect_format,
     numbered,
     open_binary,
 )
-from loopcfg.replay.runner import EngineSession, FileReplay, replay_events
+from loopcfg.replay.runner import EngineSession, FileReplay, ReplaySink, replay_events
 from loopcfg.replay.trace import read_trace
 from loopcfg.replay.transcript import (
     TranscriptOptions,
@@ -56,6 +58,10 @@ class ReplayOptions:
     # The target release (`--openclaw`, else the config's meta.lastTouchedVersion; README
     # decision 2), which picks the engine generation (09); None: unknown, E6.5.
     openclaw: str | None = None
+    # Longer lines are one diagnostic each and skipped unread (--max-line-bytes).
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
+    # --stats: per session and tool, the detectors' peak counts (06 §6.3.1).
+    stats: bool = False
 
 
 def default_settings() -> EffectiveSettings:
@@ -108,22 +114,35 @@ class SingleCallPath:
 
 
 def replay_file(
-    path: str, options: ReplayOptions, on_bytes: Callable[[int], None] | None = None
+    path: str,
+    options: ReplayOptions,
+    on_bytes: Callable[[int], None] | None = None,
+    sink: ReplaySink | None = None,
 ) -> FileReplay:
     """Replay one file (or stdin); raises ReadError when it cannot be read at all.
 
     `on_bytes(n)` is told every few MiB how many bytes of the file have been read (progress).
+    With a `sink`, what is found streams to it instead of being kept in the result.
     """
     factory = EngineSessions(options)
     with quiet_engine_logs(), open_binary(path) as stream:
-        lines = numbered(stream) if on_bytes is None else counted(numbered(stream), on_bytes)
+        long_lines = LongLines(path)
+        lines = long_lines.watch(numbered(stream, options.max_line_bytes))
+        if on_bytes is not None:
+            lines = counted(lines, on_bytes)
         if path == STDIN:
             lines = not_sqlite(path, lines)
-        events = read_events(path, lines, options)
+        events = long_lines.merge(read_events(path, lines, options))
         if generation(options.openclaw).v4:
             events = group_batches(events)
         return replay_events(
-            path, events, factory, strict=options.strict, keep_args=options.keep_args
+            path,
+            events,
+            factory,
+            strict=options.strict,
+            keep_args=options.keep_args,
+            stats=options.stats,
+            sink=sink,
         )
 
 

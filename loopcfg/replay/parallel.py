@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, TextIO
 from loopcfg.replay.driver import ReplayOptions, replay_file
 from loopcfg.replay.events import ReadError
 from loopcfg.replay.lines import STDIN
-from loopcfg.replay.runner import FileReplay
+from loopcfg.replay.runner import FileReplay, ReplaySink
 
 if TYPE_CHECKING:
     from loopcfg.replay.store_inputs import StoreFailure
@@ -63,13 +63,16 @@ def _wanted(name: str, glob: str, include_bak: bool) -> bool:
 
 
 def safe_replay(
-    path: ReplayInput, options: ReplayOptions, on_bytes: Callable[[int], None] | None = None
+    path: ReplayInput,
+    options: ReplayOptions,
+    on_bytes: Callable[[int], None] | None = None,
+    sink: ReplaySink | None = None,
 ) -> FileReplay:
     """Never raises: an unreadable file becomes a result carrying its one-line error."""
     if not isinstance(path, str):
         return _safe_store_replay(path, options)
     try:
-        return replay_file(path, options, on_bytes)
+        return replay_file(path, options, on_bytes, sink)
     except ReadError as error:
         return FileReplay(path, error=str(error))
     except Exception as error:  # no traceback may reach a user
@@ -120,36 +123,66 @@ def replay_files(
     jobs: int = 1,
     progress: Progress | None = None,
 ) -> list[FileReplay]:
-    """Replay every file; results in input order whatever the number of jobs.
+    """Replay every file and keep what each found; results in input order whatever `jobs`."""
+    return list(iter_replays(files, options, jobs=jobs, progress=progress))
+
+
+def stream_replays(
+    files: Sequence[ReplayInput],
+    options: ReplayOptions,
+    sink: ReplaySink,
+    *,
+    jobs: int = 1,
+    progress: Progress | None = None,
+    on_file: Callable[[FileReplay], None] | None = None,
+) -> None:
+    """Replay every file into `sink` in input order; `on_file` gets each file's result (its
+    counts and error) when the file is done, and nothing of it is kept here.
+
+    In this process the sink sees everything as it is found. A worker process keeps one
+    file's findings and the sink gets them when that file is done, then they are dropped.
+    """
+    for result in iter_replays(files, options, jobs=jobs, progress=progress, sink=sink):
+        result.feed(sink)
+        if on_file is not None:
+            on_file(result.counts_only())
+
+
+def iter_replays(
+    files: Sequence[ReplayInput],
+    options: ReplayOptions,
+    *,
+    jobs: int = 1,
+    progress: Progress | None = None,
+    sink: ReplaySink | None = None,
+) -> Iterator[FileReplay]:
+    """Each file's result in input order, as soon as it and those before it are done.
 
     `progress(done, total)` counts bytes: within a file when replaying in this process (so a
-    single huge file moves the bar too), per finished file across worker processes.
+    single huge file moves the bar too), per finished file across worker processes. A `sink`
+    is used only in this process (workers cannot write to it).
     """
     report = progress or (lambda done, total: None)
     sizes = [input_size(path) for path in files]
     total = sum(sizes)
+    done = 0
     if jobs <= 1 or len(files) <= 1 or STDIN in files:
-        results = []
-        done = 0
         for path, size in zip(files, sizes, strict=True):
 
             def within(read: int, base: int = done, cap: int = size) -> None:
                 report(base + min(read, cap or read), total)
 
-            results.append(safe_replay(path, options, within if progress else None))
+            yield safe_replay(path, options, within if progress else None, sink)
             done += size
             report(done, total)
-        return results
+        return
     with ProcessPoolExecutor(max_workers=min(jobs, len(files))) as pool:
-        results = []
-        done = 0
         for size, result in zip(
             sizes, pool.map(safe_replay, files, [options] * len(files)), strict=True
         ):
-            results.append(result)
             done += size
             report(done, total)
-        return results
+            yield result
 
 
 def default_jobs() -> int:

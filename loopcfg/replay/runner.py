@@ -6,6 +6,7 @@ scripted double and runs against `loopcfg.engine` in production (`engine_session
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -22,6 +23,7 @@ from loopcfg.replay.events import (
     RunStart,
     SessionHeader,
 )
+from loopcfg.replay.stats import SessionProbe
 
 ABORT_CODE = "compaction_loop_persisted"
 
@@ -133,11 +135,36 @@ class SessionStats:
     agent: str | None = None
     session_key: str | None = None
     incomplete: bool = False
+    # --stats only: per tool streaks and detector peaks, and the closest call (06 §6.3.1).
+    probe: SessionProbe | None = None
+
+    @property
+    def name(self) -> str:
+        """How the summary names the session: `<file>::<session>` (Decision 8)."""
+        return f"{self.file}::{self.session}"
+
+
+class ReplaySink(Protocol):
+    """Where the runner hands what it finds, as it finds it (a renderer streams it out).
+
+    Events and aborts arrive once their run id is final; `session_end` comes for each session
+    when it can receive no more lines (the end of its file), in the order sessions appeared.
+    """
+
+    def event(self, event: ReplayEvent) -> None: ...
+
+    def abort(self, abort: ReplayAbort) -> None: ...
+
+    def session_start(self, stats: SessionStats) -> None: ...
+
+    def session_end(self, stats: SessionStats) -> None: ...
+
+    def problem(self, problem: Malformed) -> None: ...
 
 
 @dataclass(slots=True)
 class FileReplay:
-    """Everything one input file produced, in file order."""
+    """What one input file produced, in file order (kept when no sink streams it out)."""
 
     file: str
     events: list[ReplayEvent] = field(default_factory=list)
@@ -149,6 +176,17 @@ class FileReplay:
     error: str | None = None
     # The one-line reason a store session ended early (10.6): its results are kept, exit 2.
     incomplete: str | None = None
+    # What decides the exit code, counted whether or not the lists above are kept.
+    malformed: int = 0
+    readable: int = 0
+    critical: bool = False
+    warned: bool = False
+    aborted: bool = False
+
+    @property
+    def unreadable(self) -> bool:
+        """Every line that said anything was malformed: nothing was replayed (05: exit 2)."""
+        return self.readable == 0 and self.malformed > 0
 
     def events_by_session(self) -> dict[str, list[ReplayEvent]]:
         """Events grouped by session in one pass (file order kept within a session)."""
@@ -163,20 +201,73 @@ class FileReplay:
             grouped.setdefault(abort.session, []).append(abort)
         return grouped
 
+    # FileReplay is also the sink that keeps everything (workers, --compare, tests).
+    def event(self, event: ReplayEvent) -> None:
+        self.events.append(event)
+
+    def abort(self, abort: ReplayAbort) -> None:
+        self.aborts.append(abort)
+
+    def session_start(self, stats: SessionStats) -> None:
+        """Kept results list their sessions when they end."""
+
+    def session_end(self, stats: SessionStats) -> None:
+        self.sessions.append(stats)
+
+    def problem(self, problem: Malformed) -> None:
+        self.problems.append(problem)
+
+    def counts_only(self) -> FileReplay:
+        """This result without its findings (they have been handed to a sink)."""
+        self.events, self.aborts, self.sessions, self.problems = [], [], [], []
+        return self
+
+    def feed(self, sink: ReplaySink) -> None:
+        """Hand a kept result to a streaming sink, in the order the runner would have."""
+        for stats in self.sessions:
+            sink.session_start(stats)
+        for event in self.events:
+            sink.event(event)
+        for abort in self.aborts:
+            sink.abort(abort)
+        for problem in self.problems:
+            sink.problem(problem)
+        for stats in self.sessions:
+            sink.session_end(stats)
+
+
+# Call ids remembered per session for outcomes that come later (parallel calls, transcripts'
+# results after their call). A result normally follows its call within a few lines; a cap keeps
+# a session that never answers its calls from growing without bound.
+MAX_PENDING_IDS = 4096
+
+
+class BoundedIds(OrderedDict[str, Any]):
+    """An insertion-ordered map that forgets its oldest entries beyond MAX_PENDING_IDS."""
+
+    def remember(self, key: str, value: Any) -> None:
+        self[key] = value
+        if len(self) > MAX_PENDING_IDS:
+            self.popitem(last=False)
+
 
 @dataclass(slots=True)
 class _Live:
-    """One session being replayed."""
+    """One session being replayed: small, and dropped at the end of its file."""
 
     engine: EngineSession
     stats: SessionStats
     # call id -> run of a call still waiting for its outcome, so a late outcome joins its
     # call's run; an outcome whose id is not here (nor blocked) has no recorded call.
-    call_runs: dict[str, str | None] = field(default_factory=dict)
+    call_runs: BoundedIds = field(default_factory=BoundedIds)
     # ids of blocked calls: any outcome carrying one is dropped (the call never ran).
-    blocked: set[str] = field(default_factory=set)
+    blocked: BoundedIds = field(default_factory=BoundedIds)
     aborted_runs: set[str | None] = field(default_factory=set)
     run_ids: dict[str | None, str] = field(default_factory=dict)
+    # Transcripts name a run's real id after its calls: what was found in the current run waits
+    # here until its id is known or the run is over (then it is final).
+    names_runs: bool = False
+    held: list[ReplayEvent | ReplayAbort] = field(default_factory=list)
 
     def in_aborted_run(self, run: str | None) -> bool:
         # Without run ids an abort skips the whole rest of the session.
@@ -184,22 +275,34 @@ class _Live:
 
 
 class _Replayer:
-    def __init__(self, file: str, sessions: SessionFactory, keep_args: bool) -> None:
+    def __init__(
+        self,
+        file: str,
+        sessions: SessionFactory,
+        keep_args: bool,
+        sink: ReplaySink | None,
+        stats: bool,
+    ) -> None:
         self.result = FileReplay(file)
+        self.sink: ReplaySink = sink if sink is not None else self.result
         self.factory = sessions
         self.keep_args = keep_args
+        self.stats = stats
         self.live: dict[str, _Live] = {}
 
     def session(self, name: str) -> _Live:
         live = self.live.get(name)
         if live is None:
             stats = SessionStats(self.result.file, name)
-            self.result.sessions.append(stats)
+            if self.stats:
+                stats.probe = SessionProbe()
             live = _Live(self.factory.session(name), stats)
             self.live[name] = live
+            self.sink.session_start(stats)
         return live
 
     def handle(self, event: Event) -> None:
+        self.result.readable += 1
         if isinstance(event, Call):
             self.call(event)
         elif isinstance(event, Batch):
@@ -213,27 +316,35 @@ class _Replayer:
         elif isinstance(event, ConfigSwitch):
             # Same session, same history, that agent's settings from here on (06 §6.1).
             self.session(event.session).engine.reconfigure(self.factory.settings(event.agent))
-        elif isinstance(event, (RunStart, SessionHeader)):
+        elif isinstance(event, RunStart):
+            live = self.session(event.session)
+            self.release(live)  # the previous run is over: no id can name it any more
+            live.names_runs = True
+        elif isinstance(event, SessionHeader):
             self.session(event.session)
         elif isinstance(event, RunId):
-            self.session(event.session).run_ids.setdefault(event.run, event.run_id)
+            live = self.session(event.session)
+            live.run_ids.setdefault(event.run, event.run_id)
+            self.release(live)
 
     def call(self, event: Call) -> None:
         live = self.session(event.session)
         stats = live.stats
         if event.call_id is not None and event.outcome is None:
-            live.call_runs[event.call_id] = event.run
+            live.call_runs.remember(event.call_id, event.run)
         if live.in_aborted_run(event.run):
             stats.skipped += 1
             return
         stats.calls += 1
+        if stats.probe is not None:
+            stats.probe.observe(live.engine, event.tool, event.args, event.run, stats.calls)
         verdict = live.engine.check(event.tool, event.args, run_id=event.run)
         if verdict.level != "none":
             self.verdict(live, event, verdict)
         if verdict.level == "critical":
             # Blocked: it would not have run, so neither the call nor its outcome is recorded.
             if event.call_id is not None:
-                live.blocked.add(event.call_id)
+                live.blocked.remember(event.call_id, True)
             return
         live.engine.record_call(event.tool, event.args, run_id=event.run, call_id=event.call_id)
         if event.outcome is not None:
@@ -242,30 +353,53 @@ class _Replayer:
     def verdict(self, live: _Live, event: Call, verdict: Any) -> None:
         stats = live.stats
         emitted = bool(getattr(verdict, "emitted", True))
-        self.result.events.append(
-            ReplayEvent(
-                event.file,
-                event.line,
-                event.session,
-                event.run,
-                stats.calls,
-                event.tool,
-                verdict.level,
-                verdict.detector,
-                verdict.count,
-                verdict.message,
-                verdict.warning_key,
-                emitted,
-                args=event.args if self.keep_args else None,
-            )
+        found = ReplayEvent(
+            event.file,
+            event.line,
+            event.session,
+            event.run,
+            stats.calls,
+            event.tool,
+            verdict.level,
+            verdict.detector,
+            verdict.count,
+            verdict.message,
+            verdict.warning_key,
+            emitted,
+            args=event.args if self.keep_args else None,
         )
         if verdict.level == "critical":
             stats.blocks += 1
+            self.result.critical = True
             if stats.first_block_line is None:
                 stats.first_block_line = event.line
                 stats.first_block_call = stats.calls
         elif emitted:
             stats.warnings += 1
+            self.result.warned = True
+        self.found(live, found)
+
+    def found(self, live: _Live, item: ReplayEvent | ReplayAbort) -> None:
+        """Hand an event or abort on once its run's real id is final (held until then)."""
+        run_id = live.run_ids.get(item.run)
+        if run_id is not None or not live.names_runs:
+            item.run_id = run_id
+            self.send(item)
+        else:
+            live.held.append(item)
+
+    def send(self, item: ReplayEvent | ReplayAbort) -> None:
+        if isinstance(item, ReplayEvent):
+            self.sink.event(item)
+        else:
+            self.sink.abort(item)
+
+    def release(self, live: _Live) -> None:
+        """The held items, named by the run ids known now (none will come for them later)."""
+        held, live.held = live.held, []
+        for item in held:
+            item.run_id = live.run_ids.get(item.run)
+            self.send(item)
 
     def outcome(self, live: _Live, event: Outcome, *, inline: bool) -> None:
         """An outcome; `inline` when it came on its call's own line (same run, never late)."""
@@ -310,31 +444,34 @@ class _Replayer:
     def abort(self, live: _Live, event: Outcome, run: str | None, error: Exception) -> None:
         live.aborted_runs.add(run)
         live.stats.aborted = True
-        self.result.aborts.append(
-            ReplayAbort(
-                event.file,
-                event.line,
-                event.session,
-                run,
-                str(getattr(error, "tool", event.tool)),
-                int(getattr(error, "count", 0)),
-                ABORT_CODE,
-                str(error),
-            )
+        abort = ReplayAbort(
+            event.file,
+            event.line,
+            event.session,
+            run,
+            str(getattr(error, "tool", event.tool)),
+            int(getattr(error, "count", 0)),
+            ABORT_CODE,
+            str(error),
         )
+        self.result.aborted = True
+        self.found(live, abort)
 
     def compaction(self, event: Compaction) -> None:
         live = self.session(event.session)
         if not live.in_aborted_run(event.run):
             live.engine.compaction_retry(run_id=event.run)
 
+    def malformed(self, problem: Malformed) -> None:
+        self.result.malformed += 1
+        self.sink.problem(problem)
+
     def finish(self) -> FileReplay:
-        """Name runs by their real ids once known (they often appear after the run's calls)."""
-        by_name = {name: live.run_ids for name, live in self.live.items()}
-        for event in self.result.events:
-            event.run_id = by_name.get(event.session, {}).get(event.run)
-        for abort in self.result.aborts:
-            abort.run_id = by_name.get(abort.session, {}).get(abort.run)
+        """The end of the file: every session is over; each is handed on and let go."""
+        for live in self.live.values():
+            self.release(live)
+            self.sink.session_end(live.stats)
+        self.live.clear()
         return self.result
 
 
@@ -345,15 +482,19 @@ def replay_events(
     *,
     strict: bool = False,
     keep_args: bool = False,
+    stats: bool = False,
+    sink: ReplaySink | None = None,
 ) -> FileReplay:
     """Replay one file's events; malformed lines are kept as problems (fatal with `strict`).
 
     `keep_args` keeps each event's arguments (--show-args); otherwise they are not even held.
+    `stats` adds the --stats figures to each session. With a `sink`, events, aborts and
+    sessions go to it as they are found and the result keeps only the counts and problems.
     """
-    replayer = _Replayer(file, sessions, keep_args)
+    replayer = _Replayer(file, sessions, keep_args, sink, stats)
     for event in events:
         if isinstance(event, Malformed):
-            replayer.result.problems.append(event)
+            replayer.malformed(event)
             if strict:
                 replayer.result.stopped = True
                 break

@@ -220,10 +220,11 @@ def test_abort_without_run_says_the_session_is_skipped() -> None:
     )
 
 
-def test_summary_rows_name_the_file_when_session_names_repeat() -> None:
+def test_summary_rows_name_each_session_with_its_file() -> None:
+    """Decision 8: `<file>::<session>`, so two files' "default" sessions never look alike."""
     one, _ = replay_trace(jsonl({"tool": "read", "args": {}}))
     other = replay_events(
         "u.jsonl", read_trace("u.jsonl", iter(lines_of(jsonl({"tool": "a"})))), ScriptedSessions()
     )
     rows = render_text([one, other]).splitlines()[-3:-1]
-    assert [row.split("  ")[0] for row in rows] == ["default (t.jsonl)", "default (u.jsonl)"]
+    assert [row.split("  ")[0] for row in rows] == ["t.jsonl::default", "u.jsonl::default"]
