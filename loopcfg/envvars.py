@@ -63,7 +63,8 @@ def substitute_config(root: ObjectNode, env: Mapping[str, str], file: str) -> li
 
 
 def _read_parts(root: ObjectNode) -> list[Node]:
-    """The subtrees loopcfg reads: tools.loopDetection, agent ids, agents' loopDetection."""
+    """The subtrees loopcfg reads: tools.loopDetection, agent ids, agents' loopDetection (in
+    agents.list and agents.entries)."""
     parts: list[Node] = []
     block = _child(_child(root, "tools"), "loopDetection")
     if block is not None:
@@ -78,6 +79,12 @@ def _read_parts(root: ObjectNode) -> list[Node]:
             if agent_id is not None:
                 parts.append(agent_id)
             agent_block = _child(_child(entry, "tools"), "loopDetection")
+            if agent_block is not None:
+                parts.append(agent_block)
+    keyed = agents.get("entries") if isinstance(agents, ObjectNode) else None
+    if isinstance(keyed, ObjectNode):  # 2026.8.1+: agents.entries.<id>.tools.loopDetection
+        for keyed_entry in keyed.entries:
+            agent_block = _child(_child(keyed_entry.value, "tools"), "loopDetection")
             if agent_block is not None:
                 parts.append(agent_block)
     return parts

@@ -15,7 +15,7 @@ from loopcfg.commandline import OneLineUsage, max_bytes_option
 
 
 @click.command("replay", cls=OneLineUsage)
-@click.argument("traces", nargs=-1, required=True)
+@click.argument("traces", nargs=-1)
 @click.option("--config", "config", help="Config file to resolve (default: defaults, enabled).")
 @click.option("--agent", "agents", multiple=True, help="Agent id; twice compares two agents.")
 @click.option("--compare", "compare", help="A second config to compare with, side by side.")
@@ -56,6 +56,10 @@ from loopcfg.commandline import OneLineUsage, max_bytes_option
 @click.option(
     "--jobs", type=click.IntRange(min=1, max=1024), default=None, help="Processes (default: cores)"
 )
+@click.option("--session", "sessions", multiple=True, help="Only this session key or id.")
+@click.option("--profile", help="No PATH: read the state dir of this OpenClaw profile.")
+@click.option("--list", "list_only", is_flag=True, help="List the sessions; replay nothing.")
+@click.option("--allow-newer-schema", is_flag=True, help="Read stores newer than schema 23.")
 @max_bytes_option("config (--config, --compare)")
 def replay_command(
     traces: tuple[str, ...],
@@ -73,6 +77,10 @@ def replay_command(
     trajectory: str | None,
     show_args: bool,
     jobs: int | None,
+    sessions: tuple[str, ...],
+    profile: str | None,
+    list_only: bool,
+    allow_newer_schema: bool,
     max_bytes: int,
 ) -> None:
     """Replay recorded sessions through the engine: what would be warned, blocked, aborted.
@@ -82,6 +90,11 @@ def replay_command(
       loopcfg replay ~/.openclaw/agents/main/sessions/ --config openclaw.json5 --agent main
       loopcfg replay trace.jsonl --format json --fail-on critical
       loopcfg replay sessions/ --config openclaw.json5 --compare tuned.json5
+      loopcfg replay ~/.openclaw --list
+      loopcfg replay agents/main/agent/openclaw-agent.sqlite::agent:main:main
+
+    \b
+    Without PATH, OpenClaw's state directory ($OPENCLAW_STATE_DIR, else ~/.openclaw) is read.
     """
     gc.enable()  # replay runs long and holds many objects: it gets its collector back (main())
     from loopcfg.replay.command import CommandOptions, emit, run_replay
@@ -107,6 +120,10 @@ def replay_command(
         include_bak=include_bak,
         show_args=show_args,
         jobs=jobs,
+        sessions=sessions,
+        profile=profile,
+        list_only=list_only,
+        allow_newer_schema=allow_newer_schema,
     )
     text, notes, code = run_replay(command)
     emit(text, notes)

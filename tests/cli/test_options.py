@@ -268,7 +268,7 @@ def test_config_path_variable_wins_and_a_missing_one_is_lc000(
         (("resolve", "--explain", "--format", "yaml"), ("loopcfg resolve: error:", "--explain")),
         (("resolve", "--format", "toml"), ("loopcfg resolve: error:", "'toml'")),
         (("replay", "t.jsonl", "--jobs", "0"), ("loopcfg replay: error:", "--jobs")),
-        (("replay",), ("loopcfg replay: error:", "TRACES")),
+        (("replay", "--profile", "a/b"), ("loopcfg replay: error:", "--profile")),
         (("schema", "--out", "."), ("loopcfg schema: error:", "is a directory")),
         (("explain", "LC1", "LC2"), ("loopcfg explain: error:", "LC2")),
     ],
@@ -305,7 +305,7 @@ def test_resolve_and_replay_take_max_bytes_too(config: Path, args: tuple[str, ..
 @pytest.mark.parametrize(
     ("args", "words"),
     [
-        (("--select", "LC999"), ("--select LC999: no diagnostic code", "did you mean LC109?")),
+        (("--select", "LC999"), ("--select LC999: no diagnostic code", "did you mean LC109")),
         (("--select", "lc1,LX"), ("--select LX: no diagnostic code",)),
         (("--ignore", "102"), ("--ignore 102: no diagnostic code", "did you mean LC102")),
     ],
