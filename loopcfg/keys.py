@@ -1,7 +1,8 @@
-"""The `tools.loopDetection` key set: one table, the single source for schema, lints and resolve.
+"""The `tools.loopDetection` settings: name, kind, default and description of each.
 
-Each setting records the OpenClaw release range in which it is accepted, so that a later
-`--openclaw VERSION` switch can pick the key set of a release line from data, not from code.
+Which release accepts which setting is not here: that is the release table's
+(`loopcfg/releases.py`, `KEY_LIFECYCLE`); the functions below take a release line's id and read
+the table.
 """
 
 from __future__ import annotations
@@ -9,13 +10,15 @@ from __future__ import annotations
 from functools import cache
 from typing import Literal, NamedTuple, TypeAlias
 
+from loopcfg.releases import FULL_KNOBS, line_settings
+
 Kind: TypeAlias = Literal["boolean", "positiveInteger"]
 
 # Groups are objects inside the block whose keys merge one level deep (02 §2.2).
 GROUPS: tuple[str, ...] = ("detectors", "postCompactionGuard")
 
-# Releases are compared as tuples of ints: "2026.4.14" -> (2026, 4, 14).
-TARGET_RELEASE = "2026.7.0"
+# The full-knob line (08 §8.1), which checks a config when no known target is given.
+DEFAULT_LINE = FULL_KNOBS.id
 
 
 class Setting(NamedTuple):
@@ -28,8 +31,6 @@ class Setting(NamedTuple):
     kind: Kind
     default: bool | int | None  # None: unset (only `enabled`)
     description: str
-    since: str | None = None  # first release that accepts it (None: every release we know)
-    until: str | None = None  # first release that no longer accepts it (exclusive)
 
     @property
     def group(self) -> str | None:
@@ -39,8 +40,6 @@ class Setting(NamedTuple):
     def leaf(self) -> str:
         return self.name.rsplit(".", 1)[-1]
 
-
-_REMOVED_IN = "2026.8.1"  # from here on only `enabled` is accepted
 
 SETTINGS: tuple[Setting, ...] = (
     Setting(
@@ -58,7 +57,6 @@ SETTINGS: tuple[Setting, ...] = (
         30,
         "Recent tool calls kept for analysis. Counts never exceed it, so a threshold larger "
         "than historySize can never fire.",
-        until=_REMOVED_IN,
     ),
     Setting(
         "warningThreshold",
@@ -67,7 +65,6 @@ SETTINGS: tuple[Setting, ...] = (
         10,
         "Count at which a repeated pattern is reported as a warning. Must be lower than "
         "criticalThreshold.",
-        until=_REMOVED_IN,
     ),
     Setting(
         "criticalThreshold",
@@ -76,7 +73,6 @@ SETTINGS: tuple[Setting, ...] = (
         20,
         "Count at which repeated no-progress patterns are blocked. Must be higher than "
         "warningThreshold and lower than globalCircuitBreakerThreshold.",
-        until=_REMOVED_IN,
     ),
     Setting(
         "unknownToolThreshold",
@@ -84,8 +80,6 @@ SETTINGS: tuple[Setting, ...] = (
         "positiveInteger",
         10,
         "Repeated calls to the same unavailable tool are blocked after this many misses.",
-        since="2026.4.14",
-        until=_REMOVED_IN,
     ),
     Setting(
         "globalCircuitBreakerThreshold",
@@ -93,7 +87,6 @@ SETTINGS: tuple[Setting, ...] = (
         "positiveInteger",
         30,
         "No-progress circuit breaker across all detectors. Must be higher than criticalThreshold.",
-        until=_REMOVED_IN,
     ),
     Setting(
         "detectors.genericRepeat",
@@ -101,7 +94,6 @@ SETTINGS: tuple[Setting, ...] = (
         "boolean",
         True,
         "Warn on identical tool+args; block when the results are identical too.",
-        until=_REMOVED_IN,
     ),
     Setting(
         "detectors.knownPollNoProgress",
@@ -109,7 +101,6 @@ SETTINGS: tuple[Setting, ...] = (
         "boolean",
         True,
         "Known polling tools (command_status, process poll/log) with no state change.",
-        until=_REMOVED_IN,
     ),
     Setting(
         "detectors.pingPong",
@@ -117,7 +108,6 @@ SETTINGS: tuple[Setting, ...] = (
         "boolean",
         True,
         "Alternating ping-pong patterns between two tool calls.",
-        until=_REMOVED_IN,
     ),
     Setting(
         "postCompactionGuard.windowSize",
@@ -126,8 +116,6 @@ SETTINGS: tuple[Setting, ...] = (
         3,
         "Calls watched after a compaction retry, and the number of identical "
         "(tool, args, result) triples that abort the run.",
-        since="2026.5.4",
-        until=_REMOVED_IN,
     ),
 )
 
@@ -139,31 +127,22 @@ THRESHOLD_ORDER: tuple[tuple[str, str], ...] = (
 )
 
 
-def release_tuple(release: str) -> tuple[int, ...]:
-    return tuple(int(part) for part in release.split("."))
+@cache  # a line's key set never changes; every block read asks for it
+def settings_for(line: str = DEFAULT_LINE) -> tuple[Setting, ...]:
+    """The settings release line `line` ("S2", "S3", ...) accepts, in table order."""
+    accepted = line_settings(line)
+    return tuple(setting for setting in SETTINGS if setting.name in accepted)
 
 
-def accepted_in(setting: Setting, release: str = TARGET_RELEASE) -> bool:
-    version = release_tuple(release)
-    if setting.since is not None and version < release_tuple(setting.since):
-        return False
-    return setting.until is None or version < release_tuple(setting.until)
-
-
-@cache  # the key set of a release never changes; every block read asks for it
-def settings_for(release: str = TARGET_RELEASE) -> tuple[Setting, ...]:
-    return tuple(setting for setting in SETTINGS if accepted_in(setting, release))
-
-
-def top_level_keys(release: str = TARGET_RELEASE) -> list[str]:
+def top_level_keys(line: str = DEFAULT_LINE) -> list[str]:
     """Keys allowed directly in the block (groups appear once)."""
     keys: list[str] = []
-    for setting in settings_for(release):
+    for setting in settings_for(line):
         top = setting.group or setting.name
         if top not in keys:
             keys.append(top)
     return keys
 
 
-def group_keys(group: str, release: str = TARGET_RELEASE) -> list[str]:
-    return [s.leaf for s in settings_for(release) if s.group == group]
+def group_keys(group: str, line: str = DEFAULT_LINE) -> list[str]:
+    return [s.leaf for s in settings_for(line) if s.group == group]

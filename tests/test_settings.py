@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from loopcfg.keys import SETTINGS, accepted_in, group_keys, settings_for, top_level_keys
+from loopcfg.keys import SETTINGS, group_keys, settings_for, top_level_keys
 from loopcfg.settings import EffectiveSettings, settings_from_block
 
 
@@ -75,14 +75,17 @@ def test_adjustments_always_order_the_thresholds(warning: int, critical: int, br
     assert settings.critical_threshold == max(critical, warning + 1)
 
 
-def test_release_ranges_drive_the_key_set() -> None:
+def test_release_lines_drive_the_key_set() -> None:
     assert len(SETTINGS) == 10
-    assert "postCompactionGuard" in top_level_keys("2026.7.0")
-    assert "postCompactionGuard" not in top_level_keys("2026.5.3")
-    assert "unknownToolThreshold" not in top_level_keys("2026.4.13")
-    assert [s.name for s in settings_for("2026.8.1")] == ["enabled"]
+    assert "postCompactionGuard" in top_level_keys("S2")
+    assert "postCompactionGuard" not in top_level_keys("S1u")
+    assert "unknownToolThreshold" not in top_level_keys("S1")
+    assert "unknownToolThreshold" in top_level_keys("S1u")
+    assert [s.name for s in settings_for("S3")] == ["enabled"]
+    assert [s.name for s in settings_for("S3beta")] == ["enabled"]
+    assert settings_for("S0") == ()
     assert group_keys("detectors") == ["genericRepeat", "knownPollNoProgress", "pingPong"]
-    assert all(accepted_in(s) for s in SETTINGS)
+    assert settings_for() == SETTINGS  # the default line, S2, accepts every setting
 
 
 def test_resolved_settings_pickle_with_their_provenance() -> None:
