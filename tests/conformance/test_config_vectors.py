@@ -369,12 +369,9 @@ def test_entries_rules_on_2026_9_6() -> None:
     def lines(case_id: str) -> list[str]:
         return [i["message"] for i in found[case_id]["issues"]]
 
-    assert lines("roster.entries.empty") == [
-        "agents.entries must contain at least one configured agent"
-    ]
-    assert "Invalid agent id" in lines("roster.entries.key='Ops Team'")
     assert found[f"roster.entries.key={'x' * 65!r}"]["valid"] is False
     assert found[f"roster.entries.key={'x' * 64!r}"]["valid"] is True
+    assert found["roster.entries.key='MAIN'"]["valid"] is True  # the pattern ignores case
     assert lines("roster.entries.two_defaults") == [
         "agents.entries must contain at most one default=true entry (found 2)"
     ]
@@ -385,6 +382,28 @@ def test_entries_rules_on_2026_9_6() -> None:
         'agents.entries keys "ops" and "OPS" resolve to the same agent id "ops"; '
         "rename one key so each agent has a unique id"
     ]
+    assert lines("roster.entries.two")[0].startswith("multi-agent rosters require")
+
+
+def test_where_2026_9_6_differs_from_08_8_1() -> None:
+    """Recorded answers that contradict 08 §8.1 (reported; the spec is to be corrected): an
+    empty `agents.entries` is valid (the at-least-one rule fires only after a failed list
+    conversion), a bad entries key is `Invalid key in record` (not `Invalid agent id`), and a
+    list whose `default` is not a boolean is not converted."""
+    found = vectors("2026.9.6")
+    assert (found["roster.entries.empty"]["valid"], found["roster.entries.empty"]["issues"]) == (
+        True,
+        [],
+    )
+    for key in ("Ops Team", " ops", "", "-x", "a.b"):
+        vector = found[f"roster.entries.key={key!r}"]
+        assert [issue_line(i) for i in vector["issues"]] == [
+            f"agents.entries.{key}: Invalid key in record"
+        ]
+    assert [i["message"] for i in found["roster.list.default_string"]["issues"]] == [
+        'Unrecognized key: "list"',
+        "agents.entries must contain at least one configured agent",
+    ]
 
 
 def test_missing_variable_is_a_warning_on_2026_7_1_2() -> None:
@@ -393,6 +412,18 @@ def test_missing_variable_is_a_warning_on_2026_7_1_2() -> None:
     assert vector["valid"] is True
     assert [issue_line(w) for w in vector["warnings"]] == [
         'agents.list[0].id: Missing env var "V" - feature using this value will be unavailable'
+    ]
+
+
+@pytest.mark.parametrize("release", REQUIRED)
+@pytest.mark.parametrize("state", ["unset", "empty"])
+def test_missing_variable_only_warns_on_every_release(release: str, state: str) -> None:
+    """README decision 5, as recorded: no release refuses a config for an unset or empty
+    variable by itself (5.4 and 6.5 included, where the release table still says "error")."""
+    vector = vectors(release)[f"env.outside_block.{state}"]
+    assert vector["valid"] is True
+    assert [issue_line(w) for w in vector["warnings"]] == [
+        'gateway.auth.token: Missing env var "V" - feature using this value will be unavailable'
     ]
 
 
