@@ -27,6 +27,7 @@ class CheckOptions(NamedTuple):
     stdin_filename: str | None = None
     env: Mapping[str, str] | None = None
     max_bytes: int = DEFAULT_MAX_BYTES
+    openclaw: str | None = None  # --openclaw VERSION (or `latest`); else meta.lastTouchedVersion
 
 
 class FileReport(NamedTuple):
@@ -69,7 +70,12 @@ def check_file(
     from loopcfg.config import load_config
     from loopcfg.lint import lint_config
     from loopcfg.suppress import apply_suppressions, select
-    from loopcfg.validate import validate_config
+    from loopcfg.validate import (
+        config_target,
+        target_findings,
+        validate_config,
+        with_missing_env,
+    )
 
     opts = options or CheckOptions()
     loaded = load_config(
@@ -80,11 +86,14 @@ def check_file(
         max_bytes=opts.max_bytes,
         stdin=stdin,
     )
-    found = list(loaded.diagnostics)
+    target = config_target(loaded, opts.openclaw)
+    found = with_missing_env(list(loaded.diagnostics), target)
     if loaded.root is not None:
-        validation = validate_config(loaded)
+        validation = validate_config(loaded, target)
         found += validation
-        found += lint_config(loaded, validation)  # validated once: the slow part of a check
+        # validated once: the slow part of a check
+        found += lint_config(loaded, validation, target)
+        found += target_findings(loaded, target)
     found = apply_suppressions(found, loaded.documents)
     found = select(found, opts.select, opts.ignore, verbose=opts.verbose)
     sources = {name: document.text for name, document in loaded.documents.items()}
@@ -93,7 +102,46 @@ def check_file(
     return FileReport(loaded.file, sort_diagnostics(found), opts.strict, sources)
 
 
+# The file names of OpenClaw configs: what `validate DIR` looks for, and what the pre-commit
+# hook's `files` pattern matches (tests/cli/test_precommit.py holds the two together).
+CONFIG_NAMES = ("openclaw.json", "openclaw.json5", "openclaw.yaml", "openclaw.yml")
+
+
+def configs_in(directory: str) -> list[str]:
+    """The OpenClaw configs under `directory`, sorted; hidden folders (.git) and symlinked
+    folders (which may loop) are not entered."""
+    import os
+
+    found: list[str] = []
+    for folder, subfolders, files in os.walk(directory):
+        subfolders[:] = sorted(
+            name
+            for name in subfolders
+            if not name.startswith(".") and not os.path.islink(os.path.join(folder, name))
+        )
+        found.extend(os.path.join(folder, name) for name in sorted(files) if name in CONFIG_NAMES)
+    return found
+
+
+def _no_config_report(directory: str) -> FileReport:
+    names = ", ".join(CONFIG_NAMES)
+    message = f"is a directory with no OpenClaw config in it (looked for {names})"
+    return FileReport(directory, (Diagnostic.at("LC000", "error", message, None, file=directory),))
+
+
 def check_paths(
     paths: Sequence[str], options: CheckOptions | None = None, *, stdin: BinaryIO | None = None
 ) -> list[FileReport]:
-    return [check_file(path, options, stdin=stdin) for path in paths]
+    """Every named file; a directory stands for the OpenClaw configs found in it."""
+    import os
+
+    reports: list[FileReport] = []
+    for path in paths:
+        if path != "-" and os.path.isdir(path):
+            found = configs_in(path)
+            if not found:
+                reports.append(_no_config_report(path))
+            reports.extend(check_file(config, options) for config in found)
+            continue
+        reports.append(check_file(path, options, stdin=stdin))
+    return reports

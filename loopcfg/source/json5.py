@@ -192,6 +192,8 @@ class _Parser:
         text = self.text
         while True:
             position = _WS.match(text, position).end()  # type: ignore[union-attr]
+            if text[position : position + 1] != "/":  # nearly always: no comment here
+                return position
             if text.startswith("//", position):
                 end = _LINE_COMMENT.match(text, position).end()  # type: ignore[union-attr]
             elif text.startswith("/*", position):
