@@ -108,9 +108,9 @@ def test_version_names_the_newest_known_release() -> None:
 def test_missing_env_is_a_warning_where_the_target_only_warns(tmp_path: Path) -> None:
     config = tmp_path / "c.json5"
     config.write_text('{agents: {list: [{id: "${AID}"}]}}')
-    refused = invoke("validate", str(config), "--openclaw", "2026.5.4", env={"AID": None})
+    refused = invoke("validate", str(config), "--openclaw", "2026.4.14", env={"AID": None})
     assert refused.exit_code == 1 and " LC006 error: " in refused.stdout
-    warned = invoke("validate", str(config), "--openclaw", "2026.7.1-2", env={"AID": None})
+    warned = invoke("validate", str(config), "--openclaw", "2026.5.4", env={"AID": None})
     assert warned.exit_code == 0
     assert (
         'LC112 warning: agents.list[0].id: Missing env var "AID" - feature using this value '

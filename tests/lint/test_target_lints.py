@@ -54,7 +54,7 @@ def test_lc108_reads_agents_entries_keys_and_duplicates_are_lc007(tmp_path: Path
 
 def test_agents_entries_blocks_get_their_env_vars_substituted(tmp_path: Path) -> None:
     text = (
-        '{meta: {lastTouchedVersion: "2026.5.4"}, agents: {list: [{id: "main"}]}, '
+        '{meta: {lastTouchedVersion: "2026.4.14"}, agents: {list: [{id: "main"}]}, '
         'tools: {loopDetection: {enabled: "${UNSET_FOR_TEST}"}}}'
     )
     assert codes(tmp_path, text) == ["LC006"]
