@@ -19,11 +19,19 @@ class LoopDetector(_engine.LoopDetector):
         max_sessions: int | None = None,
         send_tools: Iterable[str] = (),
         poll_tools: Iterable[str] = (),
+        openclaw: str | None = None,
+        normalize_tool_names: bool = True,
     ) -> LoopDetector:
-        """A detector for `agent` of a whole config (a path, a LoadedConfig or a dict)."""
+        """A detector for `agent` of a whole config (a path, a LoadedConfig or a dict).
+        `openclaw` picks the engine generation (09), as for `LoopDetector`."""
         from loopcfg.resolve import resolve_agent
 
         settings = resolve_agent(config, agent)
         return cls(
-            settings, max_sessions=max_sessions, send_tools=send_tools, poll_tools=poll_tools
+            settings,
+            max_sessions=max_sessions,
+            send_tools=send_tools,
+            poll_tools=poll_tools,
+            openclaw=openclaw,
+            normalize_tool_names=normalize_tool_names,
         )

@@ -9,6 +9,7 @@ import math
 import re
 import traceback
 from collections.abc import Collection, Iterator, Mapping
+from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
@@ -50,15 +51,24 @@ def js_number(value: float) -> str:
     return sign + text
 
 
-def _well_formed(text: str) -> str:
-    """Pair surrogates as JavaScript would, replace lone ones by U+FFFD."""
+def _paired(text: str) -> str:
+    """Surrogate pairs as JavaScript sees them: two adjacent halves are one character."""
     if not _SURROGATE.search(text):
         return text
-    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
+
+
+def _lone_escape(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group()):04x}"
 
 
 def _quote(text: str) -> str:
-    return json.dumps(_well_formed(text), ensure_ascii=False)
+    """JSON.stringify of a string (Node's well-formed form): lone surrogates as `\\udXXX`
+    escapes with lower-case hex (04 §4.3), never U+FFFD."""
+    if not _SURROGATE.search(text):
+        return json.dumps(text, ensure_ascii=False)
+    # json.dumps passes a lone surrogate through raw; after pairing, every one left is lone.
+    return _SURROGATE.sub(_lone_escape, json.dumps(_paired(text), ensure_ascii=False))
 
 
 def _number(value: int | float) -> str:
@@ -82,7 +92,7 @@ def _utf16_key(text: str) -> bytes:
 
 def _key_text(key: Any) -> str:
     if isinstance(key, str):
-        return _well_formed(key)
+        return key
     if key is None:
         return "null"
     if isinstance(key, bool):
@@ -357,34 +367,9 @@ _UNKNOWN_TOOL = (
 )
 
 
-def plan_shape(value: Any) -> dict[str, Any]:
-    """update_plan args/details reduced to what shows progress (rule 7)."""
-    source = value if isinstance(value, dict) else {}
-    plan = source.get("plan")
-    entries = plan if isinstance(plan, list) else []
-    explanation = source.get("explanation")
-    return {
-        "hasExplanation": isinstance(explanation, str) and js_trim(explanation) != "",
-        "planLength": len(entries),
-        "statuses": [_plan_status(entry) for entry in entries],
-        "stepPresence": [_plan_step(entry) for entry in entries],
-    }
-
-
-def _plan_status(entry: Any) -> str | None:
-    status = entry.get("status") if isinstance(entry, dict) else None
-    return status if isinstance(status, str) else None
-
-
-def _plan_step(entry: Any) -> bool:
-    step = entry.get("step") if isinstance(entry, dict) else None
-    return isinstance(step, str) and js_trim(step) != ""
-
-
 def args_hash(tool: str, args: Any) -> str:
-    """`tool:sha256(canonical args)`; update_plan args reduced to the plan shape first."""
-    normalised = plan_shape(args) if tool == "update_plan" else args
-    return f"{tool}:{digest(normalised)}"
+    """`tool:sha256(canonical args)`, the args exactly as given (no tool has a special rule)."""
+    return f"{tool}:{digest(args)}"
 
 
 def error_message(error: Any) -> str:
@@ -587,21 +572,53 @@ def is_loop_veto(result: Any) -> bool:
     )
 
 
+class _NoResult:
+    """No outcome given: distinct from a JSON `null` result, which is hashed (04 §4.1)."""
+
+    def __repr__(self) -> str:
+        return "NO_RESULT"
+
+
+NO_RESULT: Any = _NoResult()
+
+
+@dataclass(frozen=True, slots=True)
+class OutcomeRules:
+    """The outcome-hash switches that differ between engine generations (09 §9.1-§9.3)."""
+
+    # E5.4/E5.12 hash a loop-veto result like any other (no rule 3).
+    hash_veto: bool = False
+    # E5.4/E5.12 have no rule 6: sends hash by the generic rule.
+    strip_sends: bool = True
+    # From 2026.7.2-beta.3: conversations_send and conversations_turn are sends too.
+    conversations_send: bool = False
+    # E5.4's private stable stringify (09 §9.1 item 4) for every digest.
+    legacy_json: bool = False
+
+
+E65_RULES = OutcomeRules()
+CONVERSATION_SEND_TOOLS = frozenset({"conversations_send", "conversations_turn"})
+
+
 def outcome_hash(
     tool: str,
     args: Any,
-    result: Any = None,
+    result: Any = NO_RESULT,
     error: Any = None,
     *,
     send_tools: Collection[str] = (),
+    rules: OutcomeRules = E65_RULES,
 ) -> tuple[str | None, str | None]:
     """(resultHash, unknownTool) of one outcome; resultHash None means nothing is recorded."""
+    hash_of = legacy_digest if rules.legacy_json else digest
     if error is not None:
         message = error_message(error)
-        return "error:" + digest(message), unknown_tool_name(message)
+        return "error:" + hash_of(message), unknown_tool_name(message)
+    if result is NO_RESULT:
+        return None, None
     if not isinstance(result, dict):
-        return (None if result is None else digest(result)), None
-    if is_loop_veto(result):
+        return hash_of(result), None
+    if not rules.hash_veto and is_loop_veto(result):
         return None, None
     raw_details = result.get("details")
     details: dict[str, Any] = raw_details if isinstance(raw_details, dict) else {}
@@ -610,23 +627,69 @@ def outcome_hash(
     if tool == "exec" and isinstance(details.get("status"), str):
         shape = _exec_shape(details, text)
         if shape is not None:
-            return digest(shape), None
+            return hash_of(shape), None
     if tool == "process" and action in ("poll", "log"):
-        return digest(_process_shape(action, details, text)), None
-    if is_message_send(tool, args, send_tools):
-        return digest(strip_volatile(details)), None
-    if tool == "update_plan":
-        return digest(plan_shape(details)), None
-    return digest({"details": details, "text": text}), None
+        return hash_of(_process_shape(action, details, text)), None
+    if rules.strip_sends and (
+        is_message_send(tool, args, send_tools)
+        or (rules.conversations_send and tool in CONVERSATION_SEND_TOOLS)
+    ):
+        return hash_of(strip_volatile(details)), None
+    return hash_of({"details": details, "text": text}), None
 
 
 def result_hash(
     tool: str,
     args: Any,
-    result: Any = None,
+    result: Any = NO_RESULT,
     error: Any = None,
     *,
     send_tools: Collection[str] = (),
+    rules: OutcomeRules = E65_RULES,
 ) -> str | None:
     """The outcome hash of 04 §4.4 (None: the outcome is not recorded)."""
-    return outcome_hash(tool, args, result, error, send_tools=send_tools)[0]
+    return outcome_hash(tool, args, result, error, send_tools=send_tools, rules=rules)[0]
+
+
+# -- E5.4's private stable stringify (09 §9.1 item 4) ---------------------------------------------
+
+
+class _LegacyFallback(Exception):
+    """A cycle: the whole value falls back to Object.prototype.toString of the top value."""
+
+
+def _legacy_value(value: Any, path: set[int]) -> Any:
+    """The value as E5.4's stringify sees it: NaN/Infinity null, an Error `{}`, bytes an
+    object keyed "0", "1", ...; then rendered by the shared canonical form."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, BaseException):
+        return {}
+    if isinstance(value, bytes | bytearray | memoryview):
+        return {str(i): byte for i, byte in enumerate(bytes(value))}
+    if isinstance(value, Mapping | list | tuple):
+        if id(value) in path:
+            raise _LegacyFallback
+        path.add(id(value))
+        try:
+            if isinstance(value, Mapping):
+                return {k: _legacy_value(v, path) for k, v in value.items()}
+            return [_legacy_value(item, path) for item in value]
+        finally:
+            path.discard(id(value))
+    return value
+
+
+def legacy_canonical(value: Any) -> str:
+    try:
+        return canonical_json(_legacy_value(value, set()))
+    except (_LegacyFallback, RecursionError):
+        return "[object Array]" if isinstance(value, list | tuple) else "[object Object]"
+
+
+def legacy_digest(value: Any) -> str:
+    return hashlib.sha256(legacy_canonical(value).encode("utf-8")).hexdigest()
+
+
+def legacy_args_hash(tool: str, args: Any) -> str:
+    return f"{tool}:{legacy_digest(args)}"

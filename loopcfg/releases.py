@@ -205,6 +205,32 @@ ENGINES: tuple[Span, ...] = (
 )
 EXTENDED_STABLE_ENGINE = "E6.5"
 
+
+class EngineSwitches(NamedTuple):
+    """What one engine generation does differently (09); the engine reads only this row."""
+
+    generic_critical: bool  # row 7 of 04 §4.6 exists (not in E5.4, 09 §9.1 item 1)
+    hash_veto: bool  # a loop-veto result is hashed like any other (E5.x, 09 §9.1 item 2)
+    strip_sends: bool  # rule 6: sends hash without volatile ids (from E6.5, 09 §9.1 item 3)
+    legacy_json: bool  # E5.4's private stable stringify (09 §9.1 item 4)
+    v4: bool  # the 2026.8.1+ engine of 09 §9.4 (fixed knobs, veto records, batches, ...)
+
+
+ENGINE_SWITCHES: dict[str, EngineSwitches] = {
+    "E5.4": EngineSwitches(False, True, False, True, False),
+    "E5.12": EngineSwitches(True, True, False, False, False),
+    "E6.5": EngineSwitches(True, False, True, False, False),
+    # 09 §9.3: the pre-releases are not modelled; replay runs E8.1 and says so.
+    "transitional": EngineSwitches(True, False, True, False, True),
+    "E8.1": EngineSwitches(True, False, True, False, True),
+}
+DEFAULT_ENGINE = "E6.5"  # an unknown or absent target (09, README decision 2)
+
+# The host's tool-name aliases (09 §9.5): the base table, plus each feature's additions for the
+# releases that have that feature (FEATURES below).
+TOOL_ALIASES: dict[str, str] = {"bash": "exec", "apply-patch": "apply_patch"}
+FEATURE_TOOL_ALIASES: dict[str, dict[str, str]] = {"cron_alias": {"cron": "automations"}}
+
 # How `openclaw config validate` words its issues (08 §8.2). Run on 5.4, 5.12 (A), 6.1 – 7.x (B)
 # and 9.6 (C); the releases without the knobs (2026.7.2-beta.4 on) are taken as era C.
 ERAS: tuple[Span, ...] = (
@@ -421,6 +447,16 @@ def newest_release() -> Release:
     release = release_info(NEWEST)
     assert release is not None
     return release
+
+
+def tool_aliases(release: Release | None) -> dict[str, str]:
+    """The host's tool-name alias table for a release (None: unknown target, E6.5's table)."""
+    table = dict(TOOL_ALIASES)
+    if release is not None:
+        for feature, extra in FEATURE_TOOL_ALIASES.items():
+            if release.has(feature):
+                table.update(extra)
+    return table
 
 
 # ---------------------------------------------------------------------------------------------

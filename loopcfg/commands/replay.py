@@ -60,6 +60,7 @@ from loopcfg.commandline import OneLineUsage, max_bytes_option
 @click.option("--profile", help="No PATH: read the state dir of this OpenClaw profile.")
 @click.option("--list", "list_only", is_flag=True, help="List the sessions; replay nothing.")
 @click.option("--allow-newer-schema", is_flag=True, help="Read stores newer than schema 23.")
+@click.option("--openclaw", "openclaw", help="Target OpenClaw release (picks the engine).")
 @max_bytes_option("config (--config, --compare)")
 def replay_command(
     traces: tuple[str, ...],
@@ -82,6 +83,7 @@ def replay_command(
     list_only: bool,
     allow_newer_schema: bool,
     max_bytes: int,
+    openclaw: str | None,
 ) -> None:
     """Replay recorded sessions through the engine: what would be warned, blocked, aborted.
 
@@ -108,6 +110,7 @@ def replay_command(
         trajectory=trajectory,
         strict=strict,
         max_bytes=max_bytes,
+        openclaw=openclaw,  # the option as given; replay resolves the target (command.py)
     )
     command = CommandOptions(
         paths=traces,
@@ -124,6 +127,7 @@ def replay_command(
         profile=profile,
         list_only=list_only,
         allow_newer_schema=allow_newer_schema,
+        openclaw=openclaw,
     )
     text, notes, code = run_replay(command)
     emit(text, notes)

@@ -4,6 +4,7 @@ import logging
 
 from loopcfg.engine.detector import LoopDetector
 from loopcfg.engine.session import CallHandle, Session
+from loopcfg.engine.v4 import BatchVerdict, V4Session
 from loopcfg.engine.verdicts import (
     CompactionLoopPersisted,
     LoopBlocked,
@@ -17,12 +18,14 @@ from loopcfg.engine.verdicts import (
 logging.getLogger("loopcfg").addHandler(logging.NullHandler())
 
 __all__ = [
+    "BatchVerdict",
     "CallHandle",
     "CompactionLoopPersisted",
     "LoopBlocked",
     "LoopDetector",
     "LoopEvent",
     "Session",
+    "V4Session",
     "Verdict",
     "blocked_result",
 ]

@@ -8,7 +8,9 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from loopcfg.engine.generations import Generation, generation
 from loopcfg.engine.session import Hooks, Session
+from loopcfg.engine.v4 import V4Session
 from loopcfg.engine.verdicts import LoopEvent
 from loopcfg.settings import EffectiveSettings, settings_from_block
 
@@ -23,12 +25,24 @@ class LoopDetector:
         max_sessions: int | None = None,
         send_tools: Iterable[str] = (),
         poll_tools: Iterable[str] = (),
+        openclaw: str | None = None,
+        normalize_tool_names: bool = True,
     ) -> None:
+        """`openclaw` names the target release, which picks the engine generation (09); absent
+        or unknown: E6.5. ValueError for a release before 2026.5.4 (not modelled)."""
         if not isinstance(settings, EffectiveSettings):
             settings = settings_from_block(settings)
         self.settings = settings
         self.max_sessions = max_sessions
-        self.hooks = Hooks(frozenset(send_tools), frozenset(poll_tools), self._emit)
+        self.generation: Generation = generation(openclaw)
+        self.hooks = Hooks(
+            frozenset(send_tools),
+            frozenset(poll_tools),
+            self._emit,
+            self.generation,
+            self.generation.name_table(normalize_tool_names),
+        )
+        self._session_class = V4Session if self.generation.v4 else Session
         self._sessions: OrderedDict[str, Session] = OrderedDict()
         # Guards only the session table; each session has its own lock for its history.
         self._table_lock = threading.Lock()
@@ -39,7 +53,7 @@ class LoopDetector:
         with self._table_lock:
             session = self._sessions.get(key)
             if session is None:
-                session = self._sessions[key] = Session(key, self.settings, self.hooks)
+                session = self._sessions[key] = self._session_class(key, self.settings, self.hooks)
                 if self.max_sessions is not None:
                     while len(self._sessions) > max(self.max_sessions, 1):
                         self._sessions.popitem(last=False)

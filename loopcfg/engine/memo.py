@@ -18,9 +18,10 @@ marshal bytes as a key would (measured by bench/engine.py).
 from __future__ import annotations
 
 import marshal
+from collections.abc import Callable
 from typing import Any
 
-from loopcfg.hashing import args_hash
+from loopcfg.hashing import args_hash as shared_args_hash
 
 MEMO_SIZE = 8  # entries; a full memo is cleared (loops repeat a few values)
 MEMO_MAX_BYTES = 4096  # larger arguments are not remembered (their bytes are the key)
@@ -51,22 +52,23 @@ def _json_shaped(value: Any) -> bool:
 class HashMemo:
     """`loopcfg.hashing.args_hash` of one session, remembered for recent argument values."""
 
-    __slots__ = ("_args",)
+    __slots__ = ("_args", "_hash")
 
-    def __init__(self) -> None:
+    def __init__(self, hash_args: Callable[[str, Any], str] = shared_args_hash) -> None:
         self._args: dict[tuple[str, bytes], str] = {}
+        self._hash = hash_args  # E5.4 hashes with its private stringify (09 §9.1)
 
     def args_hash(self, tool: str, args: Any) -> str:
         try:
             key = marshal.dumps(args)
         except _UNMARSHALLABLE:
-            return args_hash(tool, args)
+            return self._hash(tool, args)
         if len(key) > MEMO_MAX_BYTES:
-            return args_hash(tool, args)
+            return self._hash(tool, args)
         memo = self._args
         h = memo.get((tool, key))
         if h is None:
-            h = args_hash(tool, args)
+            h = self._hash(tool, args)
             if not json_shaped(args):
                 return h
             if len(memo) >= MEMO_SIZE:

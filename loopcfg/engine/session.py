@@ -6,15 +6,16 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from loopcfg.engine import verdicts as v
+from loopcfg.engine.generations import DEFAULT_GENERATION, Generation, ToolNames
 from loopcfg.engine.guard import Guard
 from loopcfg.engine.history import History, Record
 from loopcfg.engine.memo import HashMemo
 from loopcfg.engine.verdicts import NO_VERDICT, LoopBlocked, LoopEvent, Verdict
-from loopcfg.hashing import js_trim, outcome_hash, string_action
+from loopcfg.hashing import NO_RESULT, js_trim, outcome_hash, string_action
 from loopcfg.settings import EffectiveSettings, settings_from_block
 
 MAX_WARNING_KEYS = 256
@@ -36,6 +37,10 @@ class Hooks:
     send_tools: frozenset[str]
     poll_tools: frozenset[str]
     emit: Callable[[LoopEvent], None]
+    generation: Generation = DEFAULT_GENERATION
+    # The host-facing methods normalise tool names as OpenClaw's host does (09 §9.5), through
+    # this table (`names[raw]`); with normalisation off it maps every name to itself.
+    names: ToolNames = field(default_factory=DEFAULT_GENERATION.name_table)
 
 
 class Session:
@@ -44,11 +49,14 @@ class Session:
         self.settings = settings
         self.hooks = hooks
         self.history = History(settings.history_size)
+        self.rules = hooks.generation.rules
+        self.generic_critical = hooks.generation.generic_critical
         self.lock = threading.Lock()
         self.calls = 0
         self.warning_buckets: dict[str, int] = {}
         self.guards: OrderedDict[str | None, Guard] = OrderedDict()
-        self.memo = HashMemo()
+        self.memo = HashMemo(hooks.generation.args_hash)
+        self.names = hooks.names
 
     def args_hash(self, tool: str, args: Any) -> str:
         """`loopcfg.hashing.args_hash`, remembered for the last few arguments (engine/memo.py)."""
@@ -63,12 +71,14 @@ class Session:
             with self.lock:
                 self.calls += 1
             return NO_VERDICT
+        tool = self.names[tool]
         return self._check(tool, args, self.memo.args_hash(tool, args), run)
 
     def record_call(
         self, tool: str, args: Any, *, run_id: str | None = None, call_id: str | None = None
     ) -> None:
         """The call is about to run: it enters history without an outcome."""
+        tool = self.names[tool]
         self._record_call(tool, self.memo.args_hash(tool, args), normalise_run_id(run_id), call_id)
 
     def record_outcome(
@@ -76,13 +86,21 @@ class Session:
         tool: str,
         args: Any,
         *,
-        result: Any = None,
+        result: Any = NO_RESULT,
         error: Any = None,
         run_id: str | None = None,
         call_id: str | None = None,
-    ) -> None:
-        """Attach the outcome hash to its pending call; raises CompactionLoopPersisted."""
-        self._record_outcome(tool, args, None, result, error, normalise_run_id(run_id), call_id)
+    ) -> str | None:
+        """Attach the outcome hash to its pending call; raises CompactionLoopPersisted.
+        Returns the post-compaction guard's window-closed line when this outcome closed the
+        window (E8.1, 09 §9.4.8), else None.
+
+        Without `result` (and `error`) there is no outcome; `result=None` is a JSON null result,
+        which OpenClaw hashes (04 §4.4 rule 2)."""
+        tool = self.names[tool]
+        return self._record_outcome(
+            tool, args, None, result, error, normalise_run_id(run_id), call_id
+        )
 
     # The same three steps with the args hash computed once (used by `call`, whose handle
     # records the outcome of exactly the call it checked).
@@ -115,12 +133,12 @@ class Session:
         error: Any,
         run: str | None,
         call_id: str | None,
-    ) -> None:
+    ) -> str | None:
         result_hash, unknown = outcome_hash(
-            tool, args, result, error, send_tools=self.hooks.send_tools
+            tool, args, result, error, send_tools=self.hooks.send_tools, rules=self.rules
         )
         if result_hash is None:
-            return
+            return None
         if h is None:
             h = self.memo.args_hash(tool, args)
         with self.lock:
@@ -132,18 +150,20 @@ class Session:
                 history.attach(record, result_hash, unknown)
             guard = self.guards.get(run)
             if guard is None:
-                return
+                return None
             self.guards.move_to_end(run)
             try:
                 guard.observe(tool, h, result_hash)
             finally:
                 if guard.remaining <= 0:  # window over (or aborted): the guard is done
                     del self.guards[run]
+        return None
 
     def forget_call(
         self, tool: str, args: Any, *, run_id: str | None = None, call_id: str | None = None
     ) -> None:
         """Drop a pending call the host vetoed after all (it never ran)."""
+        tool = self.names[tool]
         run = normalise_run_id(run_id)
         with self.lock:
             record = self.history.find_pending(run, tool, self.memo.args_hash(tool, args), call_id)
@@ -180,11 +200,38 @@ class Session:
     def blocked_result(self, verdict: Verdict) -> dict[str, Any]:
         return v.blocked_result(verdict)
 
+    def before_call(
+        self, tool: str, args: Any, *, run_id: str | None = None, call_id: str | None = None
+    ) -> CallHandle:
+        """`check` and, unless the verdict is critical, `record_call` in one step (04 §4.1).
+
+        The handle carries the verdict; when `handle.blocked`, do not run the tool (hand
+        `blocked_result(handle.verdict)` to the model) and record nothing. Otherwise call
+        `handle.done(result)` or `handle.failed(error)` when the tool finishes."""
+        tool = self.names[tool]
+        run = normalise_run_id(run_id)
+        h = self.memo.args_hash(tool, args)
+        verdict = self._check(tool, args, h, run)
+        handle = CallHandle(self, tool, args, h, run, call_id, verdict)
+        if verdict.level == "critical":
+            handle.finished = True  # nothing to record: the call never runs
+        else:
+            self._record_call(tool, h, run, call_id)
+        return handle
+
+    def admit_batch(self, calls: Any, *, run_id: str | None = None) -> Any:
+        """Batch admission exists from OpenClaw 2026.8.1 on (E8.1, `engine/v4.py`)."""
+        raise ValueError(
+            f"batch admission (admit_batch) is an E8.1 feature (OpenClaw 2026.8.1+); this "
+            f"detector runs {self.hooks.generation.name}: use check/record_call per call"
+        )
+
     @contextmanager
     def call(
         self, tool: str, args: Any, *, run_id: str | None = None, call_id: str | None = None
     ) -> Iterator[CallHandle]:
         """Check, refuse (LoopBlocked) on critical, record the call, then its outcome."""
+        tool = self.names[tool]
         run = normalise_run_id(run_id)
         h = self.memo.args_hash(tool, args)
         verdict = self._check(tool, args, h, run)
@@ -232,7 +279,7 @@ class Session:
                 if count >= s.warning_threshold:
                     return v.ping_pong("warning", h, last.args_hash, count, last.tool)
         if not poll and s.generic_repeat:
-            if streak >= s.critical_threshold:
+            if streak >= s.critical_threshold and self.generic_critical:
                 return v.generic_critical(tool, h, latest, streak)
             recent = History.recent_count(run, h)
             if recent >= s.warning_threshold:
@@ -283,6 +330,10 @@ class CallHandle:
         self.session, self.tool, self.args, self.args_hash = session, tool, args, args_hash
         self.run_id, self.call_id, self.verdict = run_id, call_id, verdict
         self.finished = False
+
+    @property
+    def blocked(self) -> bool:
+        return self.verdict.level == "critical"
 
     def done(self, result: Any) -> None:
         """Record the tool's result (raises CompactionLoopPersisted when the guard aborts)."""

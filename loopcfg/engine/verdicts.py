@@ -17,6 +17,9 @@ class Verdict:
     warning_key: str | None = None
     paired_tool: str | None = None
     emitted: bool = False
+    # E8.1: "argument_churn" on churn warnings and on poll/ping-pong warnings during churn, a
+    # liveness hint that never changes the verdict (09 §9.4.5).
+    liveness_signal: str | None = None
 
 
 NO_VERDICT = Verdict()
@@ -152,3 +155,64 @@ def generic_warning(tool: str, h: str, n: int) -> Verdict:
         "making progress, stop retrying and report the task as failed.",
         f"generic:{tool}:{h}",
     )
+
+
+# -- E8.1's own texts (09 §9.4.5, §9.4.7) ---------------------------------------------------------
+
+
+def v4_global_breaker(tool: str, h: str, latest: str | None, n: int) -> Verdict:
+    return Verdict(
+        "critical",
+        "global_circuit_breaker",
+        n,
+        f"CRITICAL: {tool} repeated identical no-progress outcomes {n} times. Session execution "
+        "blocked by global circuit breaker to prevent runaway loops.",
+        f"global:{tool}:{h}:{latest or 'none'}",
+    )
+
+
+def v4_generic_critical(tool: str, h: str, latest: str | None, n: int) -> Verdict:
+    return Verdict(
+        "critical",
+        "generic_repeat",
+        n,
+        f"CRITICAL: Called {tool} with identical outcomes {n} times. Session execution blocked "
+        "to prevent runaway loops.",
+        f"generic:{tool}:{h}:{latest or 'none'}",
+    )
+
+
+def argument_churn(tool: str, patterns: int, n: int) -> Verdict:
+    return Verdict(
+        "warning",
+        "argument_churn",
+        n,
+        f"WARNING: {tool} has cycled through {patterns} repeated argument patterns with the same "
+        f"stable outcome {n} times. Continued churn is treated as stalled run activity, but this "
+        "tool call remains allowed.",
+        f"argument-churn:{tool}",
+        liveness_signal="argument_churn",
+    )
+
+
+RECOVERY_TRIGGER_NOTE = (
+    "\n\nDo not repeat this exact tool action. Reassess the task. You may answer the user, ask "
+    "for clarification, or continue with a different tool or different arguments."
+)
+RECOVERY_OTHER_TEXT = (
+    "This tool was not executed because another call in the batch triggered critical tool-loop "
+    "recovery. Reassess the task before choosing the next action."
+)
+TERMINATE_TRIGGER_NOTE = (
+    "\n\nCritical tool-loop recovery failed because another critical loop was detected. This "
+    "run is stopping now."
+)
+TERMINATE_OTHER_TEXT = (
+    "This tool was not executed because another call in the batch repeated a critical tool "
+    "loop. This run is stopping now."
+)
+RUN_TERMINATED_MESSAGE = (
+    "OpenClaw stopped this run because tool-loop recovery encountered another critical loop. No "
+    "blocked tool action was executed."
+)
+RUN_TERMINATED_CODE = "run_terminated"

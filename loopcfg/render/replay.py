@@ -45,6 +45,10 @@ def event_json(event: ReplayEvent, show_args: bool) -> dict[str, Any]:
         "key": event.key,
         "emitted": event.emitted,
     }
+    if event.blocked is not None:  # an E8.1 target (06 §6.3.1)
+        value.update(
+            batch=event.batch, blocked=event.blocked, trigger=event.trigger, recovery=event.recovery
+        )
     if show_args:
         value["args"] = event.args
     return value
@@ -92,9 +96,16 @@ def _store_session_json(stats: SessionStats) -> dict[str, Any]:
     }
 
 
-def render_json(results: Sequence[FileReplay], *, show_args: bool = False) -> str:
-    document = {
-        "version": JSON_VERSION,
+def render_json(
+    results: Sequence[FileReplay],
+    *,
+    show_args: bool = False,
+    openclaw: dict[str, str | None] | None = None,
+) -> str:
+    document: dict[str, Any] = {"version": JSON_VERSION}
+    if openclaw is not None:  # the target release and its engine, once (06 §6.3.1)
+        document["openclaw"] = openclaw
+    document |= {
         "events": [
             _with_seq(event_json(e, show_args), e.line)
             if _from_store(r)
@@ -155,8 +166,9 @@ def _session_timeline(
     for abort in aborts:
         run = f" in {_run_label(abort.run, abort.run_id)}" if abort.run else ""
         rest = "that run" if abort.run else "the session"
+        what = "run terminated" if abort.code == "run_terminated" else "guard abort"
         lines.append(
-            f"  guard abort: {unit} {abort.line - shift}, {abort.tool} ×{abort.count}{run}"
+            f"  {what}: {unit} {abort.line - shift}, {abort.tool} ×{abort.count}{run}"
             f" ({abort.code}); the rest of {rest} is skipped"
         )
     lines.append("")

@@ -37,6 +37,8 @@ class CommandOptions:
     profile: str | None = None
     list_only: bool = False
     allow_newer_schema: bool = False
+    # --openclaw VERSION (or `latest`): the target release, which picks the engine (09).
+    openclaw: str | None = None
 
 
 class UsageError(Exception):
@@ -46,14 +48,18 @@ class UsageError(Exception):
 def run_replay(command: CommandOptions) -> tuple[str, list[str], int]:
     """Returns (stdout text, stderr lines, exit code); never raises for bad input."""
     from loopcfg.replay.parallel import default_jobs
-    from loopcfg.replay.store_inputs import SelectionError
+    from loopcfg.replay.store_inputs import SelectionError, release_hints
 
     notes: list[str] = []
     try:
         if command.list_only:
             return _list_sessions(command, notes)
-        files = _inputs(command, notes)
+        expansion = _expansion(command, notes)
+        files = expansion.inputs
         baseline, candidate = _configs(command, notes)
+        baseline, header = _target(command, baseline, notes)
+        if candidate is not None:
+            candidate = replace(candidate, openclaw=baseline.openclaw)
     except UsageError as error:  # the shape of click's own usage errors (cli.OneLineUsage)
         line = f"loopcfg replay: error: {error} (see loopcfg replay --help)"
         return "", [*notes, line], EXIT_USAGE
@@ -63,6 +69,7 @@ def run_replay(command: CommandOptions) -> tuple[str, list[str], int]:
         from loopcfg.render.diagnostics import diagnostic_line
 
         return "", [*notes, *(diagnostic_line(d) for d in refused.diagnostics)], EXIT_USAGE
+    notes.extend(release_hints(expansion.app_versions, header["target"]))
     if not files:
         # Name where it looked and for what: a folder of *.log files is not a bug of loopcfg.
         where = ", ".join(command.paths)
@@ -76,7 +83,7 @@ def run_replay(command: CommandOptions) -> tuple[str, list[str], int]:
         # Nothing was read: a summary of zero sessions would only hide the errors above it.
         return "", notes, EXIT_USAGE
     if candidate is None:
-        out = _render(results, command)
+        out = _render(results, command, header)
         return out, notes, max(code, _fail_code(results, command.fail_on))
     others = _replay(files, candidate, jobs, "replay b")
     from loopcfg.render.replay import render_compare_json, render_compare_text
@@ -95,13 +102,9 @@ class InputError(Exception):
     """No input to read (the default state dir is missing): exit 2, without --help."""
 
 
-def _inputs(command: CommandOptions, notes: list[str]) -> list[ReplayInput]:
-    """Files, store sessions and unreadable stores, in the order found (10.5)."""
-    return _expansion(command, notes).inputs
-
-
 def _expansion(command: CommandOptions, notes: list[str]) -> Expansion:
-    from loopcfg.replay.store_inputs import expand_inputs, release_hints
+    """Files, store sessions and unreadable stores, in the order found (10.5)."""
+    from loopcfg.replay.store_inputs import expand_inputs
 
     if command.profile is not None and command.paths:
         notes.append("loopcfg replay: --profile only chooses the state dir read without PATH")
@@ -114,8 +117,6 @@ def _expansion(command: CommandOptions, notes: list[str]) -> Expansion:
         allow_newer=command.allow_newer_schema,
     )
     notes.extend(expansion.notes)
-    if not command.list_only:
-        notes.extend(release_hints(expansion.app_versions, command.options))
     return expansion
 
 
@@ -229,12 +230,50 @@ def _fail_code(results: Sequence[FileReplay], fail_on: FailOn | None) -> int:
     return EXIT_PROBLEMS if failed else EXIT_OK
 
 
-def _render(results: Sequence[FileReplay], command: CommandOptions) -> str:
+def _target(
+    command: CommandOptions, options: ReplayOptions, notes: list[str]
+) -> tuple[ReplayOptions, dict[str, str | None]]:
+    """The target release and its engine (README decision 2; 09): `--openclaw`, else the
+    --config file's meta.lastTouchedVersion, else unknown (E6.5). Never a store's app_version."""
+    from loopcfg.engine.generations import generation
+    from loopcfg.releases import choose_target
+
+    meta = options.table.meta_version if options.table is not None else None
+    target = choose_target(command.openclaw, meta if options.config is not None else None)
+    try:
+        chosen = generation(target.release.name if target.release is not None else None)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    source = {"option": "--openclaw", "meta": "meta.lastTouchedVersion", "none": "none"}
+    if target.release is None:
+        what = (
+            f"{target.requested} is not a release loopcfg knows"
+            if target.requested
+            else ("no target release (--openclaw, or meta.lastTouchedVersion in --config)")
+        )
+        notes.append(f"loopcfg replay: {what}: replaying with engine {chosen.name}")
+    elif chosen.transitional:
+        notes.append(
+            f"loopcfg replay: OpenClaw {target.release.name} is a pre-release whose engine "
+            f"loopcfg does not model (2026.7.2-beta.4 - 2026.8.1-beta.3): replaying with "
+            f"{chosen.name}"
+        )
+    header = {
+        "target": target.release.name if target.release is not None else None,
+        "source": source[target.source],
+        "engine": chosen.name,
+    }
+    return replace(options, openclaw=chosen.target), header
+
+
+def _render(
+    results: Sequence[FileReplay], command: CommandOptions, header: dict[str, str | None]
+) -> str:
     from loopcfg.render.replay import render_json, render_text
 
     readable = [r for r in results if r.error is None]
     if command.output_format == "json":
-        return render_json(readable, show_args=command.show_args)
+        return render_json(readable, show_args=command.show_args, openclaw=header)
     return render_text(readable, show_args=command.show_args)
 
 

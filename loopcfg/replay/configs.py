@@ -37,6 +37,9 @@ class ConfigTable:
     base: EffectiveSettings
     global_settings: EffectiveSettings
     agents: Mapping[str, EffectiveSettings] = field(default_factory=dict)
+    # The config's meta.lastTouchedVersion (any JSON value; None when absent): replay's target
+    # when there is no --openclaw (README decision 2).
+    meta_version: object = None
 
     def for_agent(self, agent: str) -> EffectiveSettings:
         """A config line's agent; an id `agents.list` lacks runs with the global block alone."""
@@ -85,8 +88,20 @@ def load_table(
             f"{'agent ' + repr(agent) if agent else 'the global block'}: the detectors are off, "
             "only the post-compaction guard runs (as in OpenClaw)"
         )
-    table = ConfigTable(label_for(config, agent), base, global_settings, agents)
+    table = ConfigTable(
+        label_for(config, agent), base, global_settings, agents, _meta_version(loaded)
+    )
     return table, notes
+
+
+def _meta_version(loaded: Any) -> object:
+    from loopcfg.source.nodes import ObjectNode, to_python
+
+    meta = loaded.root.get("meta") if loaded.root is not None else None
+    if not isinstance(meta, ObjectNode):
+        return None
+    version = meta.get("lastTouchedVersion")
+    return None if version is None else to_python(version)
 
 
 def changed_settings(a: EffectiveSettings, b: EffectiveSettings) -> list[tuple[str, Any, Any]]:

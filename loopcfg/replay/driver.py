@@ -9,8 +9,11 @@ import logging
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any
 
-from loopcfg.engine import LoopDetector
+from loopcfg.engine import LoopDetector, blocked_result
+from loopcfg.engine.generations import Generation, generation
+from loopcfg.replay.batches import group_batches
 from loopcfg.replay.configs import ConfigTable, defaults_table, load_table
 from loopcfg.replay.events import Event, ReadError
 from loopcfg.replay.lines import (
@@ -50,6 +53,9 @@ class ReplayOptions:
     table: ConfigTable | None = None
     # Keep each event's arguments (for --show-args only: they may hold personal data).
     keep_args: bool = False
+    # The target release (`--openclaw`, else the config's meta.lastTouchedVersion; README
+    # decision 2), which picks the engine generation (09); None: unknown, E6.5.
+    openclaw: str | None = None
 
 
 def default_settings() -> EffectiveSettings:
@@ -66,17 +72,39 @@ class EngineSessions:
         self.table = (
             options.table or load_table(options.config, options.agent, options.max_bytes)[0]
         )
-        self.detector = LoopDetector(self.table.base)
+        # Replay always normalises tool names with the target's alias table (09 §9.5).
+        self.detector = LoopDetector(self.table.base, openclaw=options.openclaw)
+        self.generation: Generation = self.detector.generation
         self.sessions: dict[str, EngineSession] = {}
 
     def session(self, key: str) -> EngineSession:
         cached = self.sessions.get(key)
         if cached is None:
-            cached = self.sessions[key] = self.detector.session(key)
+            engine: EngineSession = self.detector.session(key)
+            if self.generation.rules.hash_veto:
+                engine = SingleCallPath(engine)
+            cached = self.sessions[key] = engine
         return cached
 
     def settings(self, agent: str) -> EffectiveSettings:
         return self.table.for_agent(agent)
+
+
+class SingleCallPath:
+    """E5.4/E5.12 replay (README decision 3): the host records a blocked call's veto result as
+    that call's outcome, and those releases hash it (09 §9.1 item 2)."""
+
+    def __init__(self, engine: EngineSession) -> None:
+        self.engine = engine
+
+    def check(self, tool: str, args: Any, *, run_id: str | None = None) -> Any:
+        verdict = self.engine.check(tool, args, run_id=run_id)
+        if verdict.level == "critical":
+            self.engine.record_outcome(tool, args, result=blocked_result(verdict), run_id=run_id)
+        return verdict
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.engine, name)
 
 
 def replay_file(
@@ -92,6 +120,8 @@ def replay_file(
         if path == STDIN:
             lines = not_sqlite(path, lines)
         events = read_events(path, lines, options)
+        if generation(options.openclaw).v4:
+            events = group_batches(events)
         return replay_events(
             path, events, factory, strict=options.strict, keep_args=options.keep_args
         )

@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, TypeAlias
 
+from loopcfg.hashing import NO_RESULT
+
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
@@ -21,7 +23,8 @@ class Outcome:
     tool: str
     args: Any
     call_id: str | None = None
-    result: Any = None
+    # NO_RESULT when the line has none; a JSON null result is None and is hashed (04 §4.4).
+    result: Any = NO_RESULT
     error: str | None = None
     # A result whose call was never seen (7.2): recorded alone, never checked.
     orphan: bool = False
@@ -41,6 +44,29 @@ class Call:
     args: Any
     call_id: str | None = None
     outcome: Outcome | None = None
+    # Calls of one assistant message (transcripts) or one trace `batch` value: admitted
+    # together on an E8.1 target (09 §9.4.7). None: a batch of its own.
+    batch: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Batch:
+    """Consecutive calls of one batch in one session, admitted as a whole (E8.1 only)."""
+
+    calls: tuple[Call, ...]
+
+    @property
+    def session(self) -> str:
+        return self.calls[0].session
+
+    @property
+    def file(self) -> str:
+        return self.calls[0].file
+
+    @property
+    def line(self) -> int:
+        """The line of the batch's first call (where a batch is located in messages)."""
+        return self.calls[0].line
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,7 +139,15 @@ class Malformed:
 
 
 Event: TypeAlias = (
-    Call | Outcome | Compaction | ConfigSwitch | SessionHeader | RunStart | RunId | Malformed
+    Call
+    | Batch
+    | Outcome
+    | Compaction
+    | ConfigSwitch
+    | SessionHeader
+    | RunStart
+    | RunId
+    | Malformed
 )
 
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from loopcfg.replay.events import (
+    Batch,
     Call,
     Compaction,
     ConfigSwitch,
@@ -50,7 +51,7 @@ class EngineSession(Protocol):
         error: Any = None,
         run_id: str | None = None,
         call_id: str | None = None,
-    ) -> None: ...
+    ) -> object: ...
 
     def forget_call(
         self, tool: str, args: Any, *, run_id: str | None = None, call_id: str | None = None
@@ -90,6 +91,12 @@ class ReplayEvent:
     run_id: str | None = None
     # Kept for --show-args only; never rendered otherwise (transcripts hold personal data).
     args: Any = None
+    # E8.1 targets (06 §6.3.1, 09 §9.4.7): the call's batch, whether its batch was blocked,
+    # whether this call's verdict blocked it, and "recovery"/"terminated"; None otherwise.
+    batch: str | None = None
+    blocked: bool | None = None
+    trigger: bool | None = None
+    recovery: str | None = None
 
 
 @dataclass(slots=True)
@@ -195,6 +202,10 @@ class _Replayer:
     def handle(self, event: Event) -> None:
         if isinstance(event, Call):
             self.call(event)
+        elif isinstance(event, Batch):
+            from loopcfg.replay.batches import replay_batch
+
+            replay_batch(self, event)
         elif isinstance(event, Outcome):
             self.outcome(self.session(event.session), event, inline=False)
         elif isinstance(event, Compaction):
@@ -275,7 +286,7 @@ class _Replayer:
             self.forget(live, event, run)
             return
         try:
-            live.engine.record_outcome(
+            note = live.engine.record_outcome(
                 event.tool,
                 event.args,
                 result=event.result,
@@ -283,6 +294,10 @@ class _Replayer:
                 run_id=run,
                 call_id=event.call_id,
             )
+            if isinstance(note, str):  # E8.1's window-closed line: an info event (09 §9.4.8)
+                from loopcfg.replay.batches import guard_note
+
+                guard_note(self, live, event, run, note)
         except Exception as error:
             if getattr(error, "code", None) != ABORT_CODE:
                 raise

@@ -390,14 +390,13 @@ def expand_inputs(
     return expander.result
 
 
-def release_hints(app_versions: Mapping[str, str], options: object) -> list[str]:
+def release_hints(app_versions: Mapping[str, str], target_version: str | None) -> list[str]:
     """Decision 2: a store's `app_version` never picks the target; when its release line
-    differs from the target's, say how to replay as that release would."""
+    differs from the target's (`--openclaw`, else the config's meta.lastTouchedVersion; None:
+    unknown, checked as the full-knob line), say how to replay as that release would."""
     from loopcfg.releases import choose_target
 
-    # The replay target: `--openclaw` once replay has it (read by name, so this needs no
-    # change then); the config's meta.lastTouchedVersion is not known here yet.
-    target = choose_target(getattr(options, "openclaw", None))
+    target = choose_target(target_version)
     hints: list[str] = []
     for version, stores in _by_version(app_versions).items():
         if release_line(version) == target.line.id:

@@ -11,6 +11,8 @@ import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from loopcfg.engine.generations import generation
+from loopcfg.replay.batches import group_batches
 from loopcfg.replay.driver import EngineSessions, ReplayOptions, quiet_engine_logs, read_events
 from loopcfg.replay.events import ConfigSwitch, Event, Malformed, SessionHeader
 from loopcfg.replay.lines import NumberedLines, numbered, open_binary
@@ -72,9 +74,12 @@ def replay_agent_file(item: AgentFile, options: ReplayOptions) -> FileReplay:
     with quiet_engine_logs(), open_binary(item.path) as stream:
         events = read_events(item.path, numbered(stream), options)
         agent = item.agent if options.agent is None else None
+        events = with_agent(events, agent)
+        if generation(options.openclaw).v4:  # E8.1 admits each batch at once
+            events = group_batches(events)
         return replay_events(
             item.path,
-            with_agent(events, agent),
+            events,
             factory,
             strict=options.strict,
             keep_args=options.keep_args,
@@ -135,9 +140,12 @@ def _replay(
     transcript = TranscriptOptions(run_scope=options.run_scope, session=item.session_id)
     events = events_with_problems(read_transcript(item.db, lines, transcript), reader)
     agent = item.agent if options.agent is None else None
+    events = with_agent(events, agent)
+    if generation(options.openclaw).v4:  # E8.1 admits each assistant message's calls at once
+        events = group_batches(events)
     result = replay_events(
         item.db,
-        with_agent(events, agent),
+        events,
         factory,
         strict=options.strict,
         keep_args=options.keep_args,

@@ -6,6 +6,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
+from loopcfg.hashing import NO_RESULT
 from loopcfg.replay.events import (
     Call,
     Compaction,
@@ -79,9 +80,10 @@ def _call(file: str, number: int, session: str, run: str | None, value: dict[str
     outcome = None
     if "result" in value or "error" in value:
         outcome = Outcome(
-            file, number, session, run, tool, args, call_id, value.get("result"), _error(value)
+            file, number, session, run, tool, args, call_id, _result(value), _error(value)
         )
-    return Call(file, number, session, run, tool, args, call_id, outcome)
+    batch = _optional_string(value, "batch")
+    return Call(file, number, session, run, tool, args, call_id, outcome, batch)
 
 
 def _outcome(
@@ -98,9 +100,14 @@ def _outcome(
         tool,
         value.get("args", {}),
         _optional_string(value, "id"),
-        value.get("result"),
+        _result(value),
         _error(value),
     )
+
+
+def _result(value: dict[str, Any]) -> Any:
+    """The line's result: `null` is a result (hashed), a missing key is none (04 §4.1)."""
+    return value.get("result", NO_RESULT)
 
 
 def _tool(value: dict[str, Any]) -> str:

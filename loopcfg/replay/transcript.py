@@ -6,11 +6,13 @@ id, compaction retries (7.2), runs (7.3). Only pending calls are held in memory.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from loopcfg.hashing import js_trim
 from loopcfg.replay.events import (
     Call,
     Compaction,
@@ -25,6 +27,12 @@ from loopcfg.replay.lines import NumberedLines, decode, json_problem, loads, ope
 
 GATEWAY_PROVIDER = "openclaw"
 RUN_ID_CUSTOM_TYPES = frozenset({"openclaw:prompt-error", "openclaw:bootstrap-context:full"})
+# OpenClaw 2026.9.1+ appends this block to a warned call's result after recording its outcome
+# (09 §9.4.6): dropped before hashing on every target (README decision 10).
+WARNING_NOTE = re.compile(
+    r"\[System note: Tool-loop warning after \d+ repeated calls\. Change your approach or stop "
+    r"if you are not making progress\.\]"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,25 +67,58 @@ class _State:
     # Line of a compaction not yet known to be a retry or routine (7.2).
     compaction_line: int | None = None
     trajectory_run_id: str | None = None
+    # Real run ids bound to run labels, both ways (7.3: one-to-one).
+    labels: dict[str, str] = field(default_factory=dict)
+    bound: dict[str, str] = field(default_factory=dict)
+    # The run of the message being read (`run_of`).
+    message_run: str | None = None
 
     def start_run(self, line: int) -> Iterator[Event]:
         self.runs += 1
         self.run = f"run-{self.runs}" if self.options.run_scope else None
         yield RunStart(self.file, line, self.session, self.run)
         if self.trajectory_run_id is not None and self.options.run_scope:
-            yield RunId(self.file, line, self.session, self.run, self.trajectory_run_id)
+            yield from self.bind(line, self.run, self.trajectory_run_id)
             self.trajectory_run_id = None
+
+    def bind(self, line: int, run: str | None, run_id: str) -> Iterator[Event]:
+        """Name `run` by `run_id` unless the id names another run; the first id a run gets is
+        its name (the runner keeps the first RunId of a run)."""
+        if run is None or self.labels.get(run_id, run) != run:
+            return
+        if run not in self.bound:
+            self.labels[run_id], self.bound[run] = run, run_id
+        yield RunId(self.file, line, self.session, run, run_id)
+
+    def run_of(self, line: int, run_id: str | None) -> Iterator[Event]:
+        """The run of a message with `__openclaw.runId` (7.3): the label bound to that id, else
+        the boundary run if it has no id yet, else a new label; without an id, the boundary
+        run. Yields the RunId/RunStart events; the run is left in `self.message_run`."""
+        self.message_run = self.run
+        if run_id is None or not self.options.run_scope or self.run is None:
+            return
+        label = self.labels.get(run_id)
+        if label is None and self.run not in self.bound:
+            label = self.run
+        if label is None:
+            self.runs += 1
+            label = f"run-{self.runs}"
+        if self.bound.get(label) != run_id:  # a new binding: name the run once
+            yield from self.bind(line, label, run_id)
+        self.message_run = label
 
     def ensure_run(self, line: int) -> Iterator[Event]:
         """Agent work before any user message still belongs to a run."""
         if self.runs == 0:
             yield from self.start_run(line)
 
-    def agent_work(self, line: int) -> Iterator[Event]:
-        """Agent work after a compaction, before the next user message: a retry."""
+    def agent_work(self, line: int, run_id: str | None = None) -> Iterator[Event]:
+        """Agent work after a compaction, before the next user message: a retry (of the run
+        of that work)."""
         yield from self.ensure_run(line)
+        yield from self.run_of(line, run_id)
         if self.compaction_line is not None:
-            yield Compaction(self.file, self.compaction_line, self.session, self.run)
+            yield Compaction(self.file, self.compaction_line, self.session, self.message_run)
             self.compaction_line = None
 
 
@@ -133,7 +174,7 @@ def _entry(state: _State, number: int, entry: Mapping[str, Any]) -> Iterator[Eve
     if kind == "message":
         message = entry.get("message")
         if isinstance(message, Mapping):
-            yield from _message(state, number, message)
+            yield from _message(state, number, message, _string(entry_id))
     elif kind == "compaction":
         state.compaction_line = number
     elif kind == "reset":
@@ -152,10 +193,21 @@ def _string(value: Any) -> str | None:
 def _custom_run_id(state: _State, number: int, data: Any) -> Iterator[Event]:
     run_id = data.get("runId") if isinstance(data, Mapping) else None
     if isinstance(run_id, str) and run_id and state.runs and state.options.run_scope:
-        yield RunId(state.file, number, state.session, state.run, run_id)
+        yield from state.bind(number, state.run, run_id)
 
 
-def _message(state: _State, number: int, message: Mapping[str, Any]) -> Iterator[Event]:
+def message_run_id(message: Mapping[str, Any]) -> str | None:
+    """`__openclaw.runId` (OpenClaw 2026.9+), trimmed; empty means absent (7.1, 7.3)."""
+    private = message.get("__openclaw")
+    run_id = private.get("runId") if isinstance(private, Mapping) else None
+    if not isinstance(run_id, str):
+        return None
+    return js_trim(run_id) or None
+
+
+def _message(
+    state: _State, number: int, message: Mapping[str, Any], entry_id: str | None = None
+) -> Iterator[Event]:
     role = message.get("role")
     if role == "user":
         # A compaction directly followed by a user message is routine maintenance.
@@ -165,10 +217,10 @@ def _message(state: _State, number: int, message: Mapping[str, Any]) -> Iterator
         if message.get("provider") == GATEWAY_PROVIDER:
             yield from _gateway_message(state, number, message)
         else:
-            yield from state.agent_work(number)
-            yield from _tool_calls(state, number, message.get("content"))
+            yield from state.agent_work(number, message_run_id(message))
+            yield from _tool_calls(state, number, message.get("content"), entry_id)
     elif role == "toolResult":
-        yield from state.agent_work(number)
+        yield from state.agent_work(number, message_run_id(message))
         yield _tool_result(state, number, message)
     # bashExecution (a user-run shell) and unknown roles are not tool calls.
 
@@ -177,10 +229,12 @@ def _gateway_message(state: _State, number: int, message: Mapping[str, Any]) -> 
     abort = message.get("openclawAbort")
     run_id = abort.get("runId") if isinstance(abort, Mapping) else None
     if isinstance(run_id, str) and run_id and state.runs and state.options.run_scope:
-        yield RunId(state.file, number, state.session, state.run, run_id)
+        yield from state.bind(number, state.run, run_id)
 
 
-def _tool_calls(state: _State, number: int, content: Any) -> Iterator[Event]:
+def _tool_calls(
+    state: _State, number: int, content: Any, batch: str | None = None
+) -> Iterator[Event]:
     if not isinstance(content, list):
         return
     for block in content:
@@ -191,16 +245,17 @@ def _tool_calls(state: _State, number: int, content: Any) -> Iterator[Event]:
             continue
         args = block.get("arguments", {})
         call_id = block.get("id") if isinstance(block.get("id"), str) else None
+        run = state.message_run
         if call_id is not None:
-            state.pending[call_id] = _Pending(tool, args, state.run)
-        yield Call(state.file, number, state.session, state.run, tool, args, call_id)
+            state.pending[call_id] = _Pending(tool, args, run)
+        yield Call(state.file, number, state.session, run, tool, args, call_id, batch=batch)
 
 
 def _tool_result(state: _State, number: int, message: Mapping[str, Any]) -> Outcome:
     call_id = message.get("toolCallId")
     call_id = call_id if isinstance(call_id, str) else None
     pending = state.pending.pop(call_id, None) if call_id is not None else None
-    content = message.get("content")
+    content = without_warning_note(message.get("content"))
     details = message.get("details")
     error = result = None
     if message.get("isError") is True:
@@ -220,7 +275,7 @@ def _tool_result(state: _State, number: int, message: Mapping[str, Any]) -> Outc
             state.file,
             number,
             state.session,
-            state.run,
+            state.message_run,
             tool if isinstance(tool, str) else "unknown",
             None,
             call_id,
@@ -241,6 +296,21 @@ def _tool_result(state: _State, number: int, message: Mapping[str, Any]) -> Outc
         error,
         veto=veto,
     )
+
+
+def without_warning_note(content: Any) -> Any:
+    """The content without a trailing 2026.9 warning note (09 §9.4.6)."""
+    if not isinstance(content, list) or not content:
+        return content
+    last = content[-1]
+    if (
+        isinstance(last, Mapping)
+        and last.get("type") == "text"
+        and isinstance(last.get("text"), str)
+        and WARNING_NOTE.fullmatch(last["text"])
+    ):
+        return content[:-1]
+    return content
 
 
 def joined_text(content: Any) -> str:

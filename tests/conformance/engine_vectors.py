@@ -241,8 +241,25 @@ def _detector(version: str, block: dict[str, Any] | None) -> Any:
 
 
 def _host_tool(session: Any, tool: str) -> str:
-    normalise = getattr(session, "normalize_tool_name", None)
-    return normalise(tool) if callable(normalise) else tool
+    """The tool name as the host normalised it (09 §9.5): the session's name table."""
+    names = getattr(session, "names", None)
+    return names[tool] if names is not None else tool
+
+
+def _outcome_hash(detector: Any, tool: str, line: dict[str, Any]) -> str | None:
+    """The resultHash the generation's rules give this outcome line (None: none recorded)."""
+    from loopcfg.engine import v4_hashing
+    from loopcfg.hashing import NO_RESULT, outcome_hash
+
+    # As `record` does: a result (also the blocked result a veto-hashing release records for
+    # a refused call) wins over the line's error.
+    result = line.get("result", NO_RESULT)
+    error = None if "result" in line else line.get("error")
+    generation = detector.generation
+    if generation.v4:
+        outcome = v4_hashing.outcome(tool, line["args"], result, error)
+        return None if outcome is None else outcome.result_hash
+    return outcome_hash(tool, line["args"], result, error, rules=generation.rules)[0]
 
 
 def replay_with_loopcfg(trace: Trace, version: str) -> Answer:
@@ -250,9 +267,9 @@ def replay_with_loopcfg(trace: Trace, version: str) -> Answer:
     check, refuse a critical, record the call, record its outcome (now or on a later outcome
     line, by call id), arm the guard on a compaction, and skip a run after an abort."""
     from loopcfg.engine import CompactionLoopPersisted
-    from loopcfg.hashing import args_hash, outcome_hash
 
     detector = _detector(version, trace.get("config"))
+    batches = detector.generation.v4  # whole batches are admitted (09 §9.4.7)
     sessions: dict[str, Any] = {}
     calls: list[dict[str, Any]] = []
     aborts: list[dict[str, Any]] = []
@@ -301,10 +318,95 @@ def replay_with_loopcfg(trace: Trace, version: str) -> Answer:
             )
             stopped.add((key, run if run is not None else "\0all"))
         finally:
-            hashed, _ = outcome_hash(name, line["args"], line.get("result"), line.get("error"))
-            entry["resultHash"] = hashed
+            entry["resultHash"] = _outcome_hash(detector, name, line)
 
-    for number, line in enumerate(trace["lines"], start=1):
+    def admit(group: list[tuple[int, dict[str, Any]]]) -> None:
+        """One batch through `admit_batch`, as 2026.9.6's embedded agent loop admits it."""
+        key = group[0][1].get("session", "default")
+        session = sessions.setdefault(key, detector.session(key))
+        run = norm_run(group[0][1].get("run"))
+        entries = []
+        for number, _ in group:
+            counters[key] = counters.get(key, 0) + 1
+            entry: dict[str, Any] = {"line": number, "call": counters[key]}
+            if key != "default":
+                entry["session"] = key
+            entries.append(entry)
+        if is_stopped(key, run):
+            calls.extend({**entry, "skipped": True} for entry in entries)
+            return
+        tools = [_host_tool(session, line["tool"]) for _, line in group]
+        ids = [line.get("id") or f"loopcfg-call-{number}" for number, line in group]
+        admitted = session.admit_batch(  # raw names: admit_batch normalises them
+            [(line["tool"], line["args"], call_id) for (_, line), call_id in
+             zip(group, ids, strict=True)],
+            run_id=group[0][1].get("run"),
+        )  # fmt: skip
+        for index, ((_, line), entry) in enumerate(zip(group, entries, strict=True)):
+            verdict = admitted.verdicts[index]
+            entry.update(
+                tool=admitted.tools[index],
+                level=verdict.level,
+                argsHash=session.args_hash(admitted.tools[index], line["args"]),
+                resultHash=None,
+                _id=ids[index],
+            )
+            if verdict.level != "none":
+                entry.update(
+                    detector=verdict.detector,
+                    count=verdict.count,
+                    message=verdict.message,
+                    emitted=verdict.emitted,
+                )
+            if admitted.blocked:
+                entry.update(
+                    blocked=True,
+                    trigger=index == admitted.trigger_index,
+                    recovery=admitted.recovery,
+                )
+            calls.append(entry)
+        if admitted.blocked:
+            if admitted.terminate_run:
+                number, line = group[admitted.trigger_index]
+                cause = admitted.verdicts[admitted.trigger_index]
+                aborts.append(
+                    {
+                        "line": number,
+                        "run": line.get("run"),
+                        "tool": tools[admitted.trigger_index],
+                        "count": cause.count,
+                        "code": "run_terminated",
+                        "message": RUN_TERMINATED,
+                    }
+                )
+                stopped.add((key, run if run is not None else "\0all"))
+            return
+        for (number, line), entry in zip(group, entries, strict=True):
+            if "result" in line or "error" in line:
+                record(session, entry, line, number)
+            else:
+                pending.append(
+                    {"session": key, "run": run, "rawRun": line.get("run"),
+                     "_id": entry["_id"], "entry": entry}
+                )  # fmt: skip
+
+    lines = list(enumerate(trace["lines"], start=1))
+    position = 0
+    while position < len(lines):
+        number, line = lines[position]
+        position += 1
+        if batches and line.get("type") is None:
+            group = [(number, line)]
+            while (
+                line.get("batch") is not None
+                and position < len(lines)
+                and lines[position][1].get("type") is None
+                and _same_batch(line, lines[position][1])
+            ):
+                group.append(lines[position])
+                position += 1
+            admit(group)
+            continue
         key = line.get("session", "default")
         session = sessions.setdefault(key, detector.session(key))
         run = norm_run(line.get("run"))
@@ -342,7 +444,7 @@ def replay_with_loopcfg(trace: Trace, version: str) -> Answer:
             {
                 "tool": tool,
                 "level": verdict.level,
-                "argsHash": args_hash(tool, line["args"]),
+                "argsHash": session.args_hash(tool, line["args"]),
                 "resultHash": None,
                 "_id": line.get("id") or f"loopcfg-call-{number}",
             }
@@ -377,6 +479,16 @@ def replay_with_loopcfg(trace: Trace, version: str) -> Answer:
     for entry in calls:
         entry.pop("_id", None)
     return {"id": trace["id"], "calls": calls, "aborts": aborts}
+
+
+RUN_TERMINATED = (
+    "OpenClaw stopped this run because tool-loop recovery encountered another critical loop. No "
+    "blocked tool action was executed."
+)
+
+
+def _same_batch(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    return all(a.get(field) == b.get(field) for field in ("session", "run", "batch"))
 
 
 # --- comparing ------------------------------------------------------------------------------

@@ -17,7 +17,8 @@ from typing import Any
 
 from loopcfg.engine import CompactionLoopPersisted, LoopEvent, Verdict
 from loopcfg.settings import EffectiveSettings, settings_from_block
-from tests.engine.oracle_hashing import args_hash, outcome_hash, trim
+from tests.engine.oracle_hashing import ABSENT, legacy_digest, outcome_hash, trim
+from tests.engine.oracle_hashing import args_hash as shared_args_hash
 
 guard_log = logging.getLogger("loopcfg.guard")
 
@@ -57,8 +58,15 @@ class OracleDetector:
         extra_poll_tools: Iterable[str] = (),
         send_tools: Iterable[str] = (),
         poll_tools: Iterable[str] = (),
+        generation: str = "E6.5",
+        aliases: Mapping[str, str] | None = None,
     ) -> None:
         # `send_tools`/`poll_tools` are the engine's spelling, accepted so one driver fits both.
+        # `generation`: "E5.4", "E5.12" or "E6.5" (09 §9.1-§9.2); `aliases`: the host's tool
+        # alias table (09 §9.5; None: names are taken as given, already normalised).
+        assert generation in ("E5.4", "E5.12", "E6.5")
+        self.generation = generation
+        self.aliases = aliases
         self.settings = _settings(settings)
         self.send_tools = frozenset(extra_send_tools) | frozenset(send_tools)
         self.poll_tools = frozenset(extra_poll_tools) | frozenset(poll_tools)
@@ -96,13 +104,26 @@ class OracleSession:
 
     # -- life cycle (04 §4.1, §4.2) ----------------------------------------------------------
 
+    def _name(self, tool: str) -> str:
+        aliases = self.detector.aliases
+        if aliases is None:
+            return tool
+        lowered = trim(tool or "tool").lower()
+        return aliases.get(lowered, lowered)
+
+    def _hash(self, tool: str, args: Any) -> str:
+        if self.detector.generation == "E5.4":
+            return tool + ":" + legacy_digest(args)
+        return shared_args_hash(tool, args)
+
     def check(self, tool: str, args: Any, run_id: str | None = None) -> Verdict:
         self.calls += 1
         if self.settings.enabled is not True:
             return Verdict()
+        tool = self._name(tool)
         run = _normalise(run_id)
         scoped = [r for r in self.history if r.run_id == run]
-        verdict = self._verdict(tool, args, args_hash(tool, args), scoped)
+        verdict = self._verdict(tool, args, self._hash(tool, args), scoped)
         if verdict.level == "none":
             return verdict
         verdict = replace(verdict, emitted=self._passes(verdict, run))
@@ -126,25 +147,32 @@ class OracleSession:
     def record_call(
         self, tool: str, args: Any, run_id: str | None = None, call_id: str | None = None
     ) -> None:
-        self.history.append(_Record(tool, args_hash(tool, args), _normalise(run_id), call_id))
+        tool = self._name(tool)
+        self.history.append(_Record(tool, self._hash(tool, args), _normalise(run_id), call_id))
         self._trim()
 
     def record_outcome(
         self,
         tool: str,
         args: Any,
-        result: Any = None,
+        result: Any = ABSENT,
         error: Any = None,
         run_id: str | None = None,
         call_id: str | None = None,
     ) -> None:
+        tool = self._name(tool)
         result_hash, unknown = outcome_hash(
-            tool, args, result, error, send_tools=self.detector.send_tools
+            tool,
+            args,
+            result,
+            error,
+            send_tools=self.detector.send_tools,
+            generation=self.detector.generation,
         )
         if result_hash is None:
             return
         run = _normalise(run_id)
-        h = args_hash(tool, args)
+        h = self._hash(tool, args)
         record = self._pending(tool, h, run, call_id)
         if record is None:
             self.history.append(_Record(tool, h, run, call_id, result_hash, unknown))
@@ -157,7 +185,8 @@ class OracleSession:
     def forget_call(
         self, tool: str, args: Any, run_id: str | None = None, call_id: str | None = None
     ) -> None:
-        record = self._pending(tool, args_hash(tool, args), _normalise(run_id), call_id)
+        tool = self._name(tool)
+        record = self._pending(tool, self._hash(tool, args), _normalise(run_id), call_id)
         if record is not None:
             self.history = [r for r in self.history if r is not record]
 
@@ -300,7 +329,8 @@ class OracleSession:
                     key,
                     last.tool,
                 )
-        if not poll and s.generic_repeat and streak >= s.critical_threshold:
+        generic_critical = self.detector.generation != "E5.4"  # 09 §9.1 item 1
+        if not poll and s.generic_repeat and generic_critical and streak >= s.critical_threshold:
             return Verdict(
                 "critical",
                 "generic_repeat",

@@ -51,14 +51,30 @@ def trim(text: str) -> str:
 # -- canonical JSON (04 §4.3) ---------------------------------------------------------------------
 
 
-def well_formed(text: str) -> str:
-    """Surrogate pairs joined into one character, lone surrogates replaced by U+FFFD (a UTF-16
-    round trip, as JavaScript's String.prototype.toWellFormed)."""
-    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
-
-
 def quote(text: str) -> str:
-    return json.dumps(well_formed(text), ensure_ascii=False)
+    """JSON.stringify of a string in Node (well-formed): walk the UTF-16 code units; a high
+    half followed by a low half is one character, any other half is written `\\udXXX`."""
+    units = [int.from_bytes(pair, "little") for pair in _pairs(text)]
+    out: list[str] = []
+    i = 0
+    while i < len(units):
+        unit = units[i]
+        if 0xD800 <= unit <= 0xDBFF and i + 1 < len(units) and 0xDC00 <= units[i + 1] <= 0xDFFF:
+            char = chr(0x10000 + ((unit - 0xD800) << 10) + (units[i + 1] - 0xDC00))
+            out.append(json.dumps(char, ensure_ascii=False)[1:-1])
+            i += 2
+            continue
+        if 0xD800 <= unit <= 0xDFFF:
+            out.append(f"\\u{unit:04x}")
+        else:
+            out.append(json.dumps(chr(unit), ensure_ascii=False)[1:-1])
+        i += 1
+    return '"' + "".join(out) + '"'
+
+
+def _pairs(text: str) -> list[bytes]:
+    data = text.encode("utf-16-le", "surrogatepass")
+    return [data[i : i + 2] for i in range(0, len(data), 2)]
 
 
 def number(value: float) -> str:
@@ -97,7 +113,7 @@ def number(value: float) -> str:
 
 def key_text(key: Any) -> str:
     if isinstance(key, str):
-        return well_formed(key)
+        return key
     if key is None or isinstance(key, bool):
         return json.dumps(key)
     if isinstance(key, int | float):
@@ -135,29 +151,40 @@ def digest(value: Any) -> str:
     return hashlib.sha256(canonical(value).encode("utf-8")).hexdigest()
 
 
+canonical_digest = digest
+
+
+def legacy(value: Any, seen: tuple[int, ...] = ()) -> Any:
+    """E5.4's private stringify as a value for `canonical` (09 §9.1 item 4)."""
+    if isinstance(value, float) and (math.isnan(value) or math.isinf(value)):
+        return None
+    if isinstance(value, BaseException):
+        return {}
+    if isinstance(value, bytes | bytearray | memoryview):
+        return {str(index): byte for index, byte in enumerate(bytes(value))}
+    if isinstance(value, dict | list | tuple):
+        if id(value) in seen:
+            raise ValueError("cycle")
+        inner = (*seen, id(value))
+        if isinstance(value, dict):
+            return {key: legacy(item, inner) for key, item in value.items()}
+        return [legacy(item, inner) for item in value]
+    return value
+
+
+def legacy_digest(value: Any) -> str:
+    try:
+        text = canonical(legacy(value))
+    except ValueError:
+        text = "[object Array]" if isinstance(value, list | tuple) else "[object Object]"
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
 # -- argsHash and the outcome hash rules (04 §4.3, §4.4) ------------------------------------------
 
 
-def plan_shape(value: Any) -> dict[str, Any]:
-    source = value if isinstance(value, dict) else {}
-    entries = source.get("plan") if isinstance(source.get("plan"), list) else []
-    explanation = source.get("explanation")
-    return {
-        "hasExplanation": isinstance(explanation, str) and trim(explanation) != "",
-        "planLength": len(entries),
-        "statuses": [
-            e.get("status") if isinstance(e, dict) and isinstance(e.get("status"), str) else None
-            for e in entries
-        ],
-        "stepPresence": [
-            isinstance(e, dict) and isinstance(e.get("step"), str) and trim(e["step"]) != ""
-            for e in entries
-        ],
-    }
-
-
 def args_hash(tool: str, args: Any) -> str:
-    return tool + ":" + digest(plan_shape(args) if tool == "update_plan" else args)
+    return tool + ":" + digest(args)
 
 
 def message_of(error: Any) -> str:
@@ -198,9 +225,25 @@ def without_volatile(value: Any, path: dict[int, Any] | None = None) -> Any:
     return copy
 
 
+class Absent:
+    """No result given (JavaScript `undefined`); a `None` result is JSON null and is hashed."""
+
+
+ABSENT = Absent()
+
+
 def outcome_hash(
-    tool: str, args: Any, result: Any = None, error: Any = None, *, send_tools: Collection[str] = ()
+    tool: str,
+    args: Any,
+    result: Any = ABSENT,
+    error: Any = None,
+    *,
+    send_tools: Collection[str] = (),
+    generation: str = "E6.5",
 ) -> tuple[str | None, str | None]:
+    """04 §4.4, with 09 §9.1-§9.2's differences for E5.4 and E5.12 (E8.1 is not modelled here)."""
+    older = generation in ("E5.4", "E5.12")
+    digest = legacy_digest if generation == "E5.4" else canonical_digest
     if error is not None:
         message = message_of(error)
         unknown = None
@@ -210,12 +253,13 @@ def outcome_hash(
                 unknown = match.group(1).lower()
                 break
         return "error:" + digest(message), unknown
-    if result is None:
+    if result is ABSENT:
         return None, None
     if not isinstance(result, dict):
         return digest(result), None
     details = result.get("details") if isinstance(result.get("details"), dict) else {}
-    if details.get("status") == "blocked" and details.get("deniedReason") == "tool-loop":
+    veto = details.get("status") == "blocked" and details.get("deniedReason") == "tool-loop"
+    if veto and not older:
         return None, None
     content = result.get("content") if isinstance(result.get("content"), list) else []
     text = trim("\n".join(
@@ -265,12 +309,10 @@ def outcome_hash(
         for name in names:
             shape[name] = details.get(name)
         return digest(shape), None
-    if (
+    if not older and (
         tool == "sessions_send"
         or tool in send_tools
         or (tool == "message" and action in SEND_ACTIONS)
     ):
         return digest(without_volatile(details)), None  # fmt: skip
-    if tool == "update_plan":
-        return digest(plan_shape(details)), None
     return digest({"details": details, "text": text}), None

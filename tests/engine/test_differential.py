@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from loopcfg import CompactionLoopPersisted, LoopDetector
 from loopcfg.engine.history import History
 from loopcfg.hashing import args_hash
+from loopcfg.releases import release_info, tool_aliases
 from tests.engine import oracle as rescan
 from tests.engine.oracle import OracleDetector
 
@@ -39,6 +40,12 @@ CALLS: list[tuple[str, Any]] = [
     ("nope", {"i": 2}),
     ("update_plan", {"plan": [{"step": "x", "status": "done"}]}),
     ("update_plan", {"plan": [{"step": "y", "status": "done"}], "explanation": "e"}),
+    # Raw names as a model writes them: the host normalises them (09 §9.5).
+    ("Read", {"path": "/a"}),
+    (" BASH ", {"command": "make"}),
+    ("Apply-Patch", {"input": "x"}),
+    ("", {"i": 1}),
+    ("cron", {"at": 1.5, "n": float("nan")}),
 ]
 
 RESULTS: list[Any] = [
@@ -175,10 +182,23 @@ def assert_same_streaks(engine: Any, oracle: Any) -> None:
             assert (ours and ours[:2]) == (theirs and theirs[:2]), (tool, args)
 
 
-def run_trace(block: dict[str, Any], trace: list[tuple[Any, ...]], *, deep: bool = False) -> None:
+def run_trace(
+    block: dict[str, Any],
+    trace: list[tuple[Any, ...]],
+    *,
+    deep: bool = False,
+    openclaw: str | None = None,
+) -> None:
     """Drive engine and oracle in lock step; assert equality at every step."""
-    engine = LoopDetector(block, send_tools=SEND_TOOLS, poll_tools=POLL_TOOLS)
-    oracle = OracleDetector(block, extra_send_tools=SEND_TOOLS, extra_poll_tools=POLL_TOOLS)
+    engine = LoopDetector(block, send_tools=SEND_TOOLS, poll_tools=POLL_TOOLS, openclaw=openclaw)
+    release = release_info(openclaw) if openclaw is not None else None
+    oracle = OracleDetector(
+        block,
+        extra_send_tools=SEND_TOOLS,
+        extra_poll_tools=POLL_TOOLS,
+        generation=release.engine if release is not None and release.engine else "E6.5",
+        aliases=tool_aliases(release),
+    )
     engine_events: list[Any] = []
     oracle_events: list[Any] = []
     engine.subscribe(engine_events.append)
@@ -231,6 +251,38 @@ def _apply(impl: Any, op: tuple[Any, ...], pending: list[Any], step: int) -> Any
 @given(blocks, traces)
 def test_engine_equals_oracle(block: dict[str, Any], trace: list[tuple[Any, ...]]) -> None:
     run_trace(block, trace)
+
+
+# One release per generation the oracle follows (09 §9.1-§9.2, E6.5), and one with the cron alias.
+GENERATION_TARGETS = ["2026.5.4", "2026.5.7", "2026.5.12", "2026.6.1", "2026.7.1-2", "2026.7.33"]
+
+
+@settings(max_examples=120)
+@given(st.sampled_from(GENERATION_TARGETS), blocks, st.one_of(traces, narrow_traces))
+def test_engine_equals_oracle_per_generation(
+    openclaw: str, block: dict[str, Any], trace: list[tuple[Any, ...]]
+) -> None:
+    run_trace(block, trace, openclaw=openclaw)
+
+
+# Repeats of one call with one result and a recorded veto after each block: where E5.4 (no
+# generic critical), E5.12 (hashed vetoes) and E6.5 part ways.
+vetoed_repeats = st.lists(
+    st.sampled_from(
+        [("call", 0, None, False, "now", 2, None, False)] * 4
+        + [("call", 1, None, False, "now", 2, None, False), ("raw", 0, None, 10, None)]
+    ),
+    min_size=10,
+    max_size=40,
+)
+
+
+@settings(max_examples=60)
+@given(st.sampled_from(GENERATION_TARGETS), blocks, vetoed_repeats)
+def test_generations_part_ways_as_the_oracle_does(
+    openclaw: str, block: dict[str, Any], trace: list[tuple[Any, ...]]
+) -> None:
+    run_trace(block, trace, openclaw=openclaw)
 
 
 def _repeat(call: int, n: int, result: int = 2, run: Any = None) -> list[tuple[Any, ...]]:

@@ -29,7 +29,8 @@ def sha(text: str) -> str:
         ({"é": "ü\n"}, '{"é":"ü\\n"}'),
         ({"c": "\x1f"}, '{"c":"\\u001f"}'),
         ({"\U0001f600": 1, "\ue000": 2}, '{"\U0001f600":1,"\ue000":2}'),
-        ("\ud800", '"\ufffd"'),
+        ("\ud800", '"\\ud800"'),
+        ({"\uffff": 2, "\U0001f600": 3, "\ud800": 1}, '{"\\ud800":1,"\U0001f600":3,"\uffff":2}'),
         (2**60, "1152921504606847000"),
         (float("nan"), '"NaN"'),
         ([float("inf"), float("-inf")], '["Infinity","-Infinity"]'),
@@ -72,9 +73,19 @@ def test_fast_path_equals_slow_path(value: Any) -> None:
 def test_hash_vectors() -> None:
     assert args_hash("read", {"path": "/a"}) == "read:" + sha('{"path":"/a"}')
     assert result_hash("t", {}, error="boom") == "error:" + sha('"boom"')
+    # 04 §4.3: no tool gets special argument handling (no update_plan reduction in any release).
     plan = {"plan": [{"step": "x", "status": "done"}], "explanation": "y"}
-    shape = '{"hasExplanation":true,"planLength":1,"statuses":["done"],"stepPresence":[true]}'
-    assert args_hash("update_plan", plan) == "update_plan:" + sha(shape)
+    assert args_hash("update_plan", plan) == "update_plan:" + sha(
+        '{"explanation":"y","plan":[{"status":"done","step":"x"}]}'
+    )
+    details = {"plan": [{"step": "x", "status": "done"}]}
+    generic = '{"details":{"plan":[{"status":"done","step":"x"}]},"text":""}'
+    assert result_hash("update_plan", plan, result={"details": details}) == sha(generic)
+    # A JSON null result is hashed (04 §4.4 rule 2); no result at all is not.
+    assert result_hash("t", {}, result=None) == (
+        "74234e98afe7498fb5daf1f36ac2d78acc339464f950703b8c019892f982b90b"
+    )
+    assert result_hash("t", {}) is None
 
 
 def test_process_poll_keeps_bare_undefined() -> None:

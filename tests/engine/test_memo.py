@@ -93,7 +93,7 @@ def test_memo_equals_fresh_hashes_on_repeating_arguments(
 def test_a_call_hashes_its_arguments_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """check, record_call and record_outcome of one call (and of the identical calls after it)
     hash its arguments once; the memo answers the rest."""
-    from loopcfg.engine import memo
+    from loopcfg.engine import generations
 
     hashed: list[Any] = []
 
@@ -101,7 +101,7 @@ def test_a_call_hashes_its_arguments_once(monkeypatch: pytest.MonkeyPatch) -> No
         hashed.append(args)
         return args_hash(tool, args)
 
-    monkeypatch.setattr(memo, "args_hash", counting)
+    monkeypatch.setattr(generations, "args_hash", counting)  # the E6.5 generation's hash
     session = LoopDetector({"enabled": True}).session("k")
     for _ in range(3):
         args = {"path": "/a", "limit": 200}  # an equal copy each time, as a host parses it

@@ -45,8 +45,10 @@ def test_json_golden() -> None:
 
 def test_json_has_exactly_the_spec_fields() -> None:
     document = json.loads(replay("--format", "json").stdout)
-    assert set(document) == {"version", "events", "aborts", "sessions"}
+    assert set(document) == {"version", "openclaw", "events", "aborts", "sessions"}
     assert document["version"] == 1
+    # 06 §6.3.1: the target and its engine, once (here: none given, so E6.5).
+    assert document["openclaw"] == {"target": None, "source": "none", "engine": "E6.5"}
     assert document["events"] and document["aborts"] and document["sessions"]
     assert all(set(e) == EVENT_KEYS for e in document["events"])
     assert all(set(a) == ABORT_KEYS for a in document["aborts"])

@@ -242,21 +242,15 @@ def test_sqlite_is_never_read_from_stdin(stores: Path) -> None:
 
 
 def test_release_hints_follow_the_target_line() -> None:
-    from dataclasses import dataclass
-
     from loopcfg.replay.store_inputs import release_hints
 
-    @dataclass
-    class WithTarget:
-        openclaw: str | None
-
     stores_ = {"a.sqlite": "2026.9.6", "b.sqlite": "2026.9.6", "c.sqlite": "2026.6.5"}
-    unknown = release_hints(stores_, WithTarget(None))  # unknown target: checked as S2
+    unknown = release_hints(stores_, None)  # unknown target: checked as S2
     assert unknown == [
         "loopcfg replay: note: a.sqlite was written by OpenClaw 2026.9.6; to replay as that "
         "release would, add --openclaw 2026.9.6"
     ]
-    assert release_hints(stores_, WithTarget("2026.8.1")) == [
+    assert release_hints(stores_, "2026.8.1") == [
         "loopcfg replay: note: c.sqlite was written by OpenClaw 2026.6.5; to replay as that "
         "release would, add --openclaw 2026.6.5"
     ]
