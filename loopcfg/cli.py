@@ -71,6 +71,7 @@ def _load_command(target: str) -> click.Command:
 # name -> "module:attribute" of the commands LazyGroup imports when they are named.
 LAZY_COMMANDS: dict[str, str] = {
     "explain": "loopcfg.commands.explain:explain_command",
+    "fix": "loopcfg.commands.fix:fix_command",
     "replay": "loopcfg.commands.replay:replay_command",
     "resolve": "loopcfg.commands.resolve:resolve_command",
     "schema": "loopcfg.commands.schema:schema_command",

@@ -55,9 +55,9 @@ class Style:
 
     def key(self, name: str, like: str | None = None) -> str:
         """A key as this file writes it (`like`: a sibling key token to copy the quoting of)."""
-        if not self.json and _IDENTIFIER.match(name):
-            if like is None or like[:1] not in "\"'":
-                return name
+        bare_sibling = like is None or like[:1] not in "\"'"
+        if not self.json and _IDENTIFIER.match(name) and bare_sibling:
+            return name
         quote = like[:1] if like and like[:1] in "\"'" and not self.json else self.quote
         return self.string(name, quote)
 

@@ -44,11 +44,12 @@ def unified_diff(before: str, after: str, name: str) -> str:
     """`--- a/NAME` / `+++ b/NAME` hunks with three lines of context ('' when equal)."""
     if before == after:
         return ""
+    relative = not name.startswith("/")
     lines = difflib.unified_diff(
         before.splitlines(keepends=True),
         after.splitlines(keepends=True),
-        f"a/{name}",
-        f"b/{name}",
+        f"a/{name}" if relative else name,
+        f"b/{name}" if relative else name,
     )
     out = []
     for line in lines:
