@@ -276,6 +276,9 @@ class Json5Editor:
         end = positions.end(members[index][1])
         comma = self._comma_after(end)
         edits: list[TextEdit] = []
+        if comma is not None and text[end:comma].strip():
+            # A comment between the value and its comma stays: only the member and the comma go.
+            return [TextEdit(start, end, ""), TextEdit(comma, comma + 1, "")]
         if comma is not None:
             end = comma + 1
         elif index > 0:  # the last member without a trailing comma: drop the one before it
@@ -289,11 +292,11 @@ class Json5Editor:
             end = positions.after_line_break(end)
         elif self._starts_line(start) and rest_of_line.lstrip().startswith(("//", "/*")):
             end = _HORIZONTAL.match(text, end).end()  # type: ignore[union-attr]
+        elif comma is None and index > 0:  # `a: 1, b: 2 }` -> `a: 1 }`: the space before goes
+            while start > 0 and text[start - 1] in " \t":
+                start -= 1
         else:
             end = _HORIZONTAL.match(text, end).end()  # type: ignore[union-attr]
-            if comma is None and index > 0:
-                while start > 0 and text[start - 1] in " \t":
-                    start -= 1
         edits.append(TextEdit(start, end, ""))
         return edits
 

@@ -79,7 +79,7 @@ class Positions:
 
 def apply_edits(text: str, edits: list[TextEdit]) -> str:
     """Apply edits that do not overlap (an insertion may touch a replaced range's ends)."""
-    ordered = sorted(dict.fromkeys(edits), key=lambda edit: (edit.start, edit.end))
+    ordered = _merge_deletions(sorted(dict.fromkeys(edits), key=lambda e: (e.start, e.end)))
     for before, after in itertools.pairwise(ordered):
         if after.start < before.end:
             raise EditError(f"overlapping edits at offsets {before.start} and {after.start}")
@@ -91,6 +91,18 @@ def apply_edits(text: str, edits: list[TextEdit]) -> str:
         position = edit.end
     pieces.append(text[position:])
     return "".join(pieces)
+
+
+def _merge_deletions(ordered: list[TextEdit]) -> list[TextEdit]:
+    """Deletions that overlap (two neighbours each taking the comma between them) are one."""
+    merged: list[TextEdit] = []
+    for edit in ordered:
+        last = merged[-1] if merged else None
+        if last is not None and not last.text and not edit.text and edit.start < last.end:
+            merged[-1] = TextEdit(last.start, max(last.end, edit.end), "")
+        else:
+            merged.append(edit)
+    return merged
 
 
 def touched_ranges(edits: list[TextEdit]) -> list[tuple[int, int]]:

@@ -129,6 +129,13 @@ def _append_comment(container: Any, key: Any, lines: str) -> None:
         slot[2].value = slot[2].value + lines
 
 
+def _comment_before(container: Any, key: Any, lines: str) -> None:
+    texts = [line.strip() for line in lines.splitlines() if line.strip()]
+    column = min(len(line) - len(line.lstrip()) for line in lines.splitlines() if line.strip())
+    body = "\n".join(text[1:].removeprefix(" ") if text.startswith("#") else text for text in texts)
+    container.yaml_set_comment_before_after_key(key, before=body, indent=column)
+
+
 def _rename(container: Any, old: str, new: str) -> None:
     keys = list(container)
     index = keys.index(old)
@@ -160,13 +167,25 @@ def _list_to_entries(data: Any, operation: ListToEntries) -> None:
     old = str(operation.path[-1])
     items = parent[old]
     record = CommentedMap()
+    pending = ""  # comment lines after an item that became `x: {}`: they go before the next key
     for item, key in zip(items, operation.keys, strict=True):
         if key is None:
             continue
+        token = None
         if isinstance(item, CommentedMap) and "id" in item:
-            item.ca.items.pop("id", None)
+            token = item.ca.items.pop("id", None)
             del item["id"]
         record[key] = item
+        if pending:
+            _comment_before(record, key, pending)
+            pending = ""
+        lines = _following_lines(token)
+        if lines and isinstance(item, CommentedMap) and len(item):
+            _append_comment(item, list(item)[-1], lines)
+        else:
+            pending = lines
+    if pending:
+        raise EditError("the comments after the last agent would be lost")
     index = list(parent).index(old)
     token = parent.ca.items.pop(old, None)
     del parent[old]
