@@ -72,6 +72,7 @@ def _load_command(target: str) -> click.Command:
 LAZY_COMMANDS: dict[str, str] = {
     "explain": "loopcfg.commands.explain:explain_command",
     "fix": "loopcfg.commands.fix:fix_command",
+    "lsp": "loopcfg.commands.lsp:lsp_command",
     "migrate": "loopcfg.commands.migrate:migrate_command",
     "replay": "loopcfg.commands.replay:replay_command",
     "resolve": "loopcfg.commands.resolve:resolve_command",
