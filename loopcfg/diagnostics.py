@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, TypeAlias
-
-from loopcfg.frozen import Frozen
 
 if TYPE_CHECKING:
     # Only for annotations: importing loopcfg.source here at run time is a cycle
@@ -16,21 +15,16 @@ Severity: TypeAlias = Literal["error", "warning", "info"]
 SEVERITY_RANK: dict[str, int] = {"error": 0, "warning": 1, "info": 2}
 
 
-# Frozen values rather than dataclasses: every command imports this module, and a dataclass
-# compiles its generated methods on each start (loopcfg/frozen.py).
-class Related(Frozen):
+@dataclass(frozen=True, slots=True)
+class Related:
     """Another place that takes part in a finding (the other threshold, the first duplicate)."""
 
-    __slots__ = __match_args__ = ("span", "message")
     span: Span
     message: str
 
-    def __init__(self, span: Span, message: str) -> None:
-        object.__setattr__(self, "span", span)
-        object.__setattr__(self, "message", message)
 
-
-class Diagnostic(Frozen):
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
     """A finding: stable code, severity, message, where, and how to fix it.
 
     `file` is always set (the file the finding concerns, even without a position); `span` is
@@ -40,49 +34,15 @@ class Diagnostic(Frozen):
     message in parentheses (`did you mean "warningThreshold"?`).
     """
 
-    __slots__ = __match_args__ = (
-        "code",
-        "severity",
-        "message",
-        "file",
-        "span",
-        "path",
-        "hint",
-        "agent",
-        "related",
-    )
     code: str
     severity: Severity
     message: str
     file: str
-    span: Span | None
-    path: str | None
-    hint: str | None
-    agent: str | None
-    related: tuple[Related, ...]
-
-    def __init__(
-        self,
-        code: str,
-        severity: Severity,
-        message: str,
-        file: str,
-        span: Span | None = None,
-        path: str | None = None,
-        hint: str | None = None,
-        agent: str | None = None,
-        related: tuple[Related, ...] = (),
-    ) -> None:
-        set_field = object.__setattr__
-        set_field(self, "code", code)
-        set_field(self, "severity", severity)
-        set_field(self, "message", message)
-        set_field(self, "file", file)
-        set_field(self, "span", span)
-        set_field(self, "path", path)
-        set_field(self, "hint", hint)
-        set_field(self, "agent", agent)
-        set_field(self, "related", related)
+    span: Span | None = None
+    path: str | None = None
+    hint: str | None = None
+    agent: str | None = None
+    related: tuple[Related, ...] = ()
 
     @classmethod
     def at(

@@ -12,13 +12,12 @@ import re
 from collections.abc import Mapping
 
 from loopcfg.diagnostics import Diagnostic
-from loopcfg.lazy_pattern import LazyPattern
 from loopcfg.source.nodes import ArrayNode, Node, ObjectNode, ScalarNode, Span, format_path
 
 # Compiled on first use: most configs hold no `$` and are read without --env-file.
 # `$${NAME}` is an escape for a literal `${NAME}`; it is tried first, so it wins at its `$`.
-_REFERENCE = LazyPattern(r"\$\$\{(?P<escaped>[A-Z_][A-Z0-9_]*)\}|\$\{(?P<name>[A-Z_][A-Z0-9_]*)\}")
-_ENV_LINE_KEY = LazyPattern(r"[A-Za-z_][A-Za-z0-9_.]*\Z")
+_REFERENCE = re.compile(r"\$\$\{(?P<escaped>[A-Z_][A-Z0-9_]*)\}|\$\{(?P<name>[A-Z_][A-Z0-9_]*)\}")
+_ENV_LINE_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*\Z")
 
 
 class EnvFileError(Exception):
@@ -165,7 +164,7 @@ def _parse_env_line(line: str) -> tuple[str, str] | str | None:
     return key, _env_value(value.strip())
 
 
-_QUOTED = LazyPattern(r"""(?P<q>["'])(?P<inner>(?:\\.|(?!(?P=q)).)*)(?P=q)\s*(?:#.*)?\Z""")
+_QUOTED = re.compile(r"""(?P<q>["'])(?P<inner>(?:\\.|(?!(?P=q)).)*)(?P=q)\s*(?:#.*)?\Z""")
 
 
 def _env_value(raw: str) -> str:

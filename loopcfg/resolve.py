@@ -17,13 +17,12 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeAlias
 
 from loopcfg.diagnostics import Diagnostic
-from loopcfg.frozen import Frozen
 from loopcfg.keys import SETTINGS
-from loopcfg.lazy_pattern import LazyPattern
 from loopcfg.settings import EffectiveSettings, Origin, Source, settings_from_block
 from loopcfg.source.nodes import (
     ArrayNode,
@@ -61,7 +60,7 @@ ConfigInput: TypeAlias = "LoadedConfig | str | os.PathLike[str] | Mapping[str, A
 
 GLOBAL_BLOCK: DocPath = ("tools", "loopDetection")
 _VALID_ID = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}\Z")
-_INVALID_RUN = LazyPattern(r"[^a-z0-9_-]+")  # only for ids that are not valid as written
+_INVALID_RUN = re.compile(r"[^a-z0-9_-]+")  # only for ids that are not valid as written
 _MAX_ID = 64
 _DEFAULT_AGENT = "main"
 
@@ -110,40 +109,16 @@ class Written(NamedTuple):
         return Source(self.origin, span.file, span.line, span.column)
 
 
-class AgentEntry(Frozen):
+@dataclass(frozen=True, slots=True)
+class AgentEntry:
     """One entry of `agents.list` with a string id (a frozen value, loopcfg/frozen.py)."""
 
-    __slots__ = __match_args__ = (
-        "index",
-        "raw_id",
-        "id",
-        "node",
-        "id_key_span",
-        "id_value_span",
-    )
     index: int
     raw_id: str
     id: str  # normalised
     node: ObjectNode
     id_key_span: Span | None
     id_value_span: Span | None
-
-    def __init__(
-        self,
-        index: int,
-        raw_id: str,
-        id: str,
-        node: ObjectNode,
-        id_key_span: Span | None,
-        id_value_span: Span | None,
-    ) -> None:
-        set_field = object.__setattr__
-        set_field(self, "index", index)
-        set_field(self, "raw_id", raw_id)
-        set_field(self, "id", id)
-        set_field(self, "node", node)
-        set_field(self, "id_key_span", id_key_span)
-        set_field(self, "id_value_span", id_value_span)
 
     @property
     def path(self) -> DocPath:

@@ -12,42 +12,26 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Literal, TypeAlias
 
-from loopcfg.frozen import Frozen
 from loopcfg.keys import GROUPS, SETTINGS, SETTINGS_BY_NAME, group_keys, top_level_keys
 
 Origin: TypeAlias = Literal["default", "global", "agent", "adjusted"]
 
 
-# Source and Adjustment are frozen values rather than dataclasses: the validate path imports this
-# module, and a dataclass compiles its generated methods on each start (loopcfg/frozen.py).
-# EffectiveSettings is documented as a dataclass (docs/api.md) and stays one.
-class Source(Frozen):
+@dataclass(frozen=True, slots=True)
+class Source:
     """Where one effective value came from; position fields are None for defaults and dicts."""
 
-    __slots__ = __match_args__ = ("origin", "file", "line", "column")
     origin: Origin
-    file: str | None
-    line: int | None
-    column: int | None
-
-    def __init__(
-        self,
-        origin: Origin,
-        file: str | None = None,
-        line: int | None = None,
-        column: int | None = None,
-    ) -> None:
-        set_field = object.__setattr__
-        set_field(self, "origin", origin)
-        set_field(self, "file", file)
-        set_field(self, "line", line)
-        set_field(self, "column", column)
+    file: str | None = None
+    line: int | None = None
+    column: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {"from": self.origin, "file": self.file, "line": self.line, "column": self.column}
 
 
-class Adjustment(Frozen, uncompared=("raised_from", "written_source")):
+@dataclass(frozen=True, slots=True)
+class Adjustment:
     """A value the runtime changed: the user wrote (or inherited) `written`, gets `effective`.
 
     `raised_from` names the setting the new value derives from (`effective` is its value + 1);
@@ -55,37 +39,12 @@ class Adjustment(Frozen, uncompared=("raised_from", "written_source")):
     is part of equality: the same adjustment read from a file or from a dict is the same.
     """
 
-    __slots__ = __match_args__ = (
-        "setting",
-        "written",
-        "effective",
-        "rule",
-        "raised_from",
-        "written_source",
-    )
     setting: str
     written: int
     effective: int
     rule: str
-    raised_from: str
-    written_source: Source | None
-
-    def __init__(
-        self,
-        setting: str,
-        written: int,
-        effective: int,
-        rule: str,
-        raised_from: str = "",
-        written_source: Source | None = None,
-    ) -> None:
-        set_field = object.__setattr__
-        set_field(self, "setting", setting)
-        set_field(self, "written", written)
-        set_field(self, "effective", effective)
-        set_field(self, "rule", rule)
-        set_field(self, "raised_from", raised_from)
-        set_field(self, "written_source", written_source)
+    raised_from: str = field(default="", compare=False)
+    written_source: Source | None = field(default=None, compare=False)
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -15,6 +15,7 @@ from functools import cache, lru_cache
 from typing import TYPE_CHECKING, Any
 
 from loopcfg.diagnostics import Diagnostic, Related
+from loopcfg.fastcheck import is_valid
 from loopcfg.includes import describe_value
 from loopcfg.keys import GROUPS, SETTINGS_BY_NAME, THRESHOLD_ORDER, group_keys, top_level_keys
 from loopcfg.source.nodes import (
@@ -55,7 +56,11 @@ def validate_config(loaded: LoadedConfig) -> list[Diagnostic]:
         return []
     # One diagnostic per problem, even where jsonschema reports a problem twice.
     found: dict[tuple[str, str, str], Diagnostic] = {}
-    for error in _validator().iter_errors(to_python(root)):
+    value = to_python(root)
+    # The compiled check answers for valid configs without importing jsonschema; jsonschema
+    # is asked only to find and word the errors of an invalid one (loopcfg/fastcheck.py).
+    errors = () if is_valid(value) else _validator().iter_errors(value)
+    for error in errors:
         for diagnostic in _diagnose(root, tuple(error.absolute_path), error, loaded.file):
             key = (diagnostic.code, diagnostic.path or "", diagnostic.message)
             found.setdefault(key, diagnostic)

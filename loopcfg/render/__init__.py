@@ -5,10 +5,7 @@ from __future__ import annotations
 import json
 import re
 
-from loopcfg.lazy_pattern import LazyPattern
-
-# Compiled on first use: a valid config's report escapes nothing (loopcfg/lazy_pattern.py).
-_SURROGATE = LazyPattern("[\ud800-\udfff]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def json_text(value: object, indent: int | None = 2) -> str:
@@ -26,7 +23,7 @@ def json_text(value: object, indent: int | None = 2) -> str:
 
 
 # A JSON string token (skipped as it is), or a bare non-finite number Python wrote outside one.
-_NON_FINITE = LazyPattern(r'"(?:[^"\\]|\\.)*"|-?Infinity|NaN')
+_NON_FINITE = re.compile(r'"(?:[^"\\]|\\.)*"|-?Infinity|NaN')
 
 
 def _quoted_non_finite(match: re.Match[str]) -> str:
@@ -40,7 +37,7 @@ def _quoted_non_finite(match: re.Match[str]) -> str:
 # one line; a key named "x\n::error::..." must not become a workflow command), escape sequences
 # and bidirectional overrides (which reorder what is shown); lone surrogates (a JSON5 string
 # may hold one) because UTF-8 cannot encode them: writing them would fail.
-UNPRINTABLE = LazyPattern(
+UNPRINTABLE = re.compile(
     "[\x00-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u061c\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
 )
 _SHORT_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}

@@ -17,7 +17,6 @@ import re
 from bisect import bisect_right
 
 from loopcfg.diagnostics import Diagnostic, Related
-from loopcfg.lazy_pattern import LazyPattern
 from loopcfg.source.errors import SourceError
 from loopcfg.source.nodes import (
     ArrayNode,
@@ -46,23 +45,22 @@ _LINE_BREAK = re.compile("\r\n|[\n\r\u2028\u2029]")
 _LINE_COMMENT = re.compile("//[^\n\r\u2028\u2029]*")
 
 # Strings without escapes (nearly all of them) are one match; the rest go through chunks.
-# Escapes, non-ASCII keys and error messages need the LazyPatterns, compiled on first use: most
-# files never do, and compiling them all would cost every run (see bench/validate_cold.py).
+# Escapes, non-ASCII keys and error messages need the patterns below.
 _SIMPLE_STRING = {'"': re.compile(r'"([^"\\\n\r]*)"'), "'": re.compile(r"'([^'\\\n\r]*)'")}
-_STRING_CHUNK = {'"': LazyPattern(r'[^"\\\n\r]+'), "'": LazyPattern(r"[^'\\\n\r]+")}
+_STRING_CHUNK = {'"': re.compile(r'[^"\\\n\r]+'), "'": re.compile(r"[^'\\\n\r]+")}
 _NUMBER = re.compile(
     r"[+-]?(?:0[xX][0-9a-fA-F]+|Infinity|NaN"
     r"|(?:(?:0|[1-9][0-9]*)(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)"
 )
 # What the user probably meant as one token, for messages ("invalid number "01"").
-_LOOSE_NUMBER = LazyPattern(r"[+-]?(?:[0-9A-Za-z_$.]|(?<=[eE])[+-])*")
+_LOOSE_NUMBER = re.compile(r"[+-]?(?:[0-9A-Za-z_$.]|(?<=[eE])[+-])*")
 _ASCII_WORD = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
 # An unquoted key as written: ASCII name characters, \uXXXX escapes, any non-ASCII character
 # that is not whitespace; checked against ID_Start/ID_Continue afterwards.
-_LOOSE_KEY = LazyPattern(f"(?:[A-Za-z0-9_$]|\\\\(?:u[0-9A-Fa-f]{{4}})?|[^\\x00-\\x7f{_WS_CHARS}])+")
-_KEY_ESCAPE = LazyPattern(r"\\u([0-9A-Fa-f]{4})")
-_HEX2 = LazyPattern(r"[0-9A-Fa-f]{2}")
-_HEX4 = LazyPattern(r"[0-9A-Fa-f]{4}")
+_LOOSE_KEY = re.compile(f"(?:[A-Za-z0-9_$]|\\\\(?:u[0-9A-Fa-f]{{4}})?|[^\\x00-\\x7f{_WS_CHARS}])+")
+_KEY_ESCAPE = re.compile(r"\\u([0-9A-Fa-f]{4})")
+_HEX2 = re.compile(r"[0-9A-Fa-f]{2}")
+_HEX4 = re.compile(r"[0-9A-Fa-f]{4}")
 
 _ID_START = frozenset({"Lu", "Ll", "Lt", "Lm", "Lo", "Nl"})
 _ID_CONTINUE = _ID_START | {"Mn", "Mc", "Nd", "Pc"}
@@ -194,6 +192,8 @@ class _Parser:
         text = self.text
         while True:
             position = _WS.match(text, position).end()  # type: ignore[union-attr]
+            if text[position : position + 1] != "/":  # nearly always: no comment here
+                return position
             if text.startswith("//", position):
                 end = _LINE_COMMENT.match(text, position).end()  # type: ignore[union-attr]
             elif text.startswith("/*", position):
@@ -300,7 +300,7 @@ class _Parser:
         simple = _SIMPLE_STRING[quote].match(text, position)
         if simple is not None:
             return simple.group(1), simple.end()
-        chunk = _STRING_CHUNK[quote].compiled()
+        chunk = _STRING_CHUNK[quote]
         parts: list[str] = []
         cursor = position + 1
         while True:

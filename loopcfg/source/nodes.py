@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import dataclass
 from typing import Literal, TypeAlias
-
-from loopcfg.frozen import Frozen
 
 PathPart: TypeAlias = str | int
 DocPath: TypeAlias = tuple[PathPart, ...]
@@ -20,12 +19,9 @@ Scalar: TypeAlias = bool | int | float | str | None
 _IDENTIFIER = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*\Z")
 
 
-# The classes below are plain slotted classes, not dataclasses: every command imports this
-# module, and creating a dataclass compiles its generated methods at import time (0.3 to 0.7
-# ms per class here, measured for bench/validate_cold.py). They behave as the dataclasses they
-# replace did: the same constructor, repr and `__match_args__`; `Span` and `Comment` are frozen
-# values (`loopcfg.frozen.Frozen`: equality and hash over their fields, `FrozenInstanceError` on
-# assignment), the nodes compare by identity (`eq=False`).
+# `Span` and `Comment` are frozen dataclasses (values). The nodes are plain slotted classes that
+# compare by identity: the tree is mutable while includes are resolved, and a node's identity is
+# what the resolver and the renderers key on.
 
 
 def _repr(node: object, names: tuple[str, ...]) -> str:
@@ -33,23 +29,15 @@ def _repr(node: object, names: tuple[str, ...]) -> str:
     return f"{type(node).__qualname__}({shown})"
 
 
-class Span(Frozen):
+@dataclass(frozen=True, slots=True)
+class Span:
     """A range in one file. Lines and columns are 1-based code points; `end_column` is exclusive."""
 
-    __slots__ = __match_args__ = ("file", "line", "column", "end_line", "end_column")
     file: str
     line: int
     column: int
     end_line: int
     end_column: int
-
-    def __init__(self, file: str, line: int, column: int, end_line: int, end_column: int) -> None:
-        set_field = object.__setattr__
-        set_field(self, "file", file)
-        set_field(self, "line", line)
-        set_field(self, "column", column)
-        set_field(self, "end_line", end_line)
-        set_field(self, "end_column", end_column)
 
     def start(self) -> tuple[int, int]:
         return (self.line, self.column)
@@ -185,16 +173,12 @@ class ObjectNode:
 Node: TypeAlias = ScalarNode | ArrayNode | ObjectNode
 
 
-class Comment(Frozen):
+@dataclass(frozen=True, slots=True)
+class Comment:
     """A comment as written, delimiters included (`// x`, `/* x */`, `# x`)."""
 
-    __slots__ = __match_args__ = ("text", "span")
     text: str
     span: Span
-
-    def __init__(self, text: str, span: Span) -> None:
-        object.__setattr__(self, "text", text)
-        object.__setattr__(self, "span", span)
 
 
 Format: TypeAlias = Literal["json5", "json", "yaml"]

@@ -102,6 +102,17 @@ def test_validate_of_a_valid_config_imports_no_difflib(tmp_path: Path) -> None:
     assert "difflib" in loaded_modules(tmp_path, "validate", str(config))
 
 
+def test_validate_of_a_valid_config_imports_no_jsonschema(tmp_path: Path) -> None:
+    # The compiled check accepts a valid config; jsonschema (the largest import of a cold
+    # validate) is loaded only to word the errors of an invalid one (loopcfg/fastcheck.py).
+    modules = loaded_modules(tmp_path, "validate", str(EXAMPLES / "openclaw.json5"))
+    assert "loopcfg._fastschema_s2" in modules
+    assert not present(modules, "jsonschema")
+    config = tmp_path / "openclaw.json5"
+    config.write_text("{tools: {loopDetection: {enabled: 'yes'}}}\n")  # LC002
+    assert present(loaded_modules(tmp_path, "validate", str(config)), "jsonschema")
+
+
 def test_validate_of_a_valid_config_loads_no_catalogue(tmp_path: Path) -> None:
     # The catalogue holds every code's documentation; it is read for a finding's severity, so
     # a config without findings does not pay for loading it (docs/performance.md).
@@ -123,47 +134,22 @@ def test_validate_yaml_does_import_ruamel(tmp_path: Path) -> None:
     assert not present(modules, "loopcfg.engine")
 
 
-def test_modules_of_the_validate_path_define_no_dataclasses() -> None:
-    # Every command that reads a config imports these. Defining a dataclass compiles its
-    # generated methods on each start (about 15M instructions for the node classes alone,
-    # docs/performance.md "Validate (cold start)"), so they use plain slotted classes
-    # (loopcfg.frozen) and NamedTuples instead. EffectiveSettings is documented as a dataclass
-    # (docs/api.md): the one allowed.
+def test_value_classes_are_frozen_slotted_dataclasses() -> None:
+    # Issue 15 put the small value classes back on the standard library: the hand-written
+    # `Frozen` base saved a few milliseconds of start-up that the faster validate path now pays
+    # for (docs/performance.md, "Validate (cold start)").
     import dataclasses
-    import importlib
-    import inspect
 
-    allowed = {"loopcfg.settings": ["EffectiveSettings"]}
-    for name in (
-        "loopcfg.frozen",
-        "loopcfg.diagnostics",
-        "loopcfg.source",
-        "loopcfg.source.errors",
-        "loopcfg.source.json5",
-        "loopcfg.source.nodes",
-        "loopcfg.keys",
-        "loopcfg.envvars",
-        "loopcfg.includes",
-        "loopcfg.config",
-        "loopcfg.schema",
-        "loopcfg.validate",
-        "loopcfg.settings",
-        "loopcfg.resolve",
-        "loopcfg.lint",
-        "loopcfg.suppress",
-        "loopcfg.check",
-        "loopcfg.render",
-        "loopcfg.render.diagnostics",
-    ):
-        module = importlib.import_module(name)
-        classes = [
-            key
-            for key, value in vars(module).items()
-            if inspect.isclass(value)
-            and value.__module__ == name
-            and dataclasses.is_dataclass(value)
-        ]
-        assert classes == allowed.get(name, []), name
+    from loopcfg.diagnostics import Diagnostic, Related
+    from loopcfg.resolve import AgentEntry
+    from loopcfg.settings import Adjustment, Source
+    from loopcfg.source.nodes import Comment, Span
+
+    for cls in (Diagnostic, Related, AgentEntry, Adjustment, Source, Comment, Span):
+        assert dataclasses.is_dataclass(cls), cls
+        params = cls.__dataclass_params__  # type: ignore[attr-defined]
+        assert params.frozen, cls
+        assert "__slots__" in vars(cls), cls
 
 
 def test_collector_off_for_short_commands_and_back_on_for_replay(
