@@ -27,6 +27,7 @@ class CheckOptions(NamedTuple):
     stdin_filename: str | None = None
     env: Mapping[str, str] | None = None
     max_bytes: int = DEFAULT_MAX_BYTES
+    openclaw: str | None = None  # --openclaw VERSION (or `latest`); else meta.lastTouchedVersion
 
 
 class FileReport(NamedTuple):
@@ -69,7 +70,12 @@ def check_file(
     from loopcfg.config import load_config
     from loopcfg.lint import lint_config
     from loopcfg.suppress import apply_suppressions, select
-    from loopcfg.validate import validate_config
+    from loopcfg.validate import (
+        config_target,
+        target_findings,
+        validate_config,
+        with_missing_env,
+    )
 
     opts = options or CheckOptions()
     loaded = load_config(
@@ -80,11 +86,14 @@ def check_file(
         max_bytes=opts.max_bytes,
         stdin=stdin,
     )
-    found = list(loaded.diagnostics)
+    target = config_target(loaded, opts.openclaw)
+    found = with_missing_env(list(loaded.diagnostics), target)
     if loaded.root is not None:
-        validation = validate_config(loaded)
+        validation = validate_config(loaded, target)
         found += validation
-        found += lint_config(loaded, validation)  # validated once: the slow part of a check
+        # validated once: the slow part of a check
+        found += lint_config(loaded, validation, target)
+        found += target_findings(loaded, target)
     found = apply_suppressions(found, loaded.documents)
     found = select(found, opts.select, opts.ignore, verbose=opts.verbose)
     sources = {name: document.text for name, document in loaded.documents.items()}

@@ -20,12 +20,14 @@ import click
 
 from loopcfg import __version__
 from loopcfg.commandline import (
-    LOOKUP,
     OneLineUsage,
+    discovered_config,
     environment_or_exit,
     max_bytes_option,
-    usage_exit,
+    openclaw_option,
+    profile_option,
 )
+from loopcfg.releases import NEWEST
 
 
 def stdout_is_tty() -> bool:
@@ -81,7 +83,12 @@ LAZY_COMMANDS: dict[str, str] = {
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, "--version", prog_name="loopcfg")
+@click.version_option(
+    __version__,
+    "--version",
+    prog_name="loopcfg",
+    message=f"%(prog)s %(version)s (knows OpenClaw releases up to {NEWEST})",
+)
 @click.option("--no-color", is_flag=True, help="Never colour output (NO_COLOR is honoured too).")
 @click.pass_context
 def cli(ctx: click.Context, no_color: bool) -> None:
@@ -136,6 +143,8 @@ def cli(ctx: click.Context, no_color: bool) -> None:
 @click.option(
     "--env-file", "env_file", metavar="FILE", help="dotenv file with ${VAR} values (env wins)."
 )
+@openclaw_option()
+@profile_option()
 @max_bytes_option("file")
 @click.option("--no-color", is_flag=True, help="Never colour output (NO_COLOR is honoured too).")
 @click.pass_context
@@ -150,14 +159,19 @@ def validate_command(
     input_format: str | None,
     stdin_filename: str | None,
     env_file: str | None,
+    openclaw: str | None,
+    profile: str | None,
     max_bytes: int,
     no_color: bool,
 ) -> None:
     """Check syntax, schema and every lint of config files.
 
     With no FILE: $OPENCLAW_CONFIG_PATH, ./openclaw.json5, ./openclaw.json, then
-    ~/.openclaw/openclaw.json. `-` reads standard input. Exit 0 no errors, 1 problems found
-    (warnings too with --strict), 2 usage or I/O error.
+    openclaw.json in OpenClaw's state directory ($OPENCLAW_STATE_DIR, else ~/.openclaw or
+    ~/.openclaw-NAME with --profile NAME). `-` reads standard input. The target release is
+    --openclaw, else the config's meta.lastTouchedVersion, else none (checked as 2026.5.4 -
+    2026.7.x, with a warning when OpenClaw's newest release rejects a key). Exit 0 no errors,
+    1 problems found (warnings too with --strict), 2 usage or I/O error.
 
     \b
     Examples:
@@ -172,14 +186,8 @@ def validate_command(
         raise click.UsageError("- (standard input) can be named only once")
     _check_codes("--select", select_codes)
     _check_codes("--ignore", ignore_codes)
-    paths = list(files)
-    if not paths:
-        from loopcfg.resolve import default_config_path
-
-        found = default_config_path()
-        if found is None:
-            usage_exit(f"loopcfg validate: error: no config file named and none found ({LOOKUP})")
-        paths = [str(found)]
+    missing = "no config file named and none found (LOOKUP)"
+    paths = list(files) or [discovered_config("validate", profile, verbose, missing=missing)]
     env = environment_or_exit(env_file)
     options = CheckOptions(
         select=tuple(select_codes),
@@ -190,6 +198,7 @@ def validate_command(
         stdin_filename=stdin_filename,
         env=env,
         max_bytes=max_bytes,
+        openclaw=openclaw,
     )
     reports = check_paths(paths, options)
     obj = ctx.obj or {}

@@ -73,8 +73,55 @@ def max_bytes_option(what: str) -> Callable[[_F], _F]:
     )
 
 
-# Where validate and resolve look for a config when none is named (05-cli).
-LOOKUP = "$OPENCLAW_CONFIG_PATH, ./openclaw.json5, ./openclaw.json, ~/.openclaw/openclaw.json"
+# Where validate and resolve look for a config when none is named (05-cli, README Decision 6).
+LOOKUP = (
+    "$OPENCLAW_CONFIG_PATH, ./openclaw.json5, ./openclaw.json, openclaw.json in the state "
+    "directory ($OPENCLAW_STATE_DIR, else ~/.openclaw or ~/.openclaw-NAME with --profile NAME)"
+)
+
+
+def openclaw_option() -> Callable[[_F], _F]:
+    """`--openclaw VERSION`: the target release (08 §8.3); `latest` is the newest known."""
+    return click.option(
+        "--openclaw",
+        "openclaw",
+        metavar="VERSION",
+        default=None,
+        help="Target OpenClaw release (`latest` = newest known); default: the config's "
+        "meta.lastTouchedVersion.",
+    )
+
+
+def profile_option() -> Callable[[_F], _F]:
+    """`--profile NAME`: OpenClaw's profile, for the state directory's config (10 §10.1)."""
+    return click.option(
+        "--profile",
+        "profile",
+        metavar="NAME",
+        default=None,
+        help="OpenClaw profile: look for the config in ~/.openclaw-NAME.",
+    )
+
+
+def discovered_config(
+    command: str, profile: str | None, verbose: bool, *, missing: str = "none found"
+) -> str:
+    """The config OpenClaw itself would read (README Decision 6), or a usage error; named on
+    stderr with --verbose."""
+    import os
+    from pathlib import Path
+
+    from loopcfg.statedir import ProfileError, discover_config
+
+    try:
+        found = discover_config(os.environ, home=Path.home(), cwd=Path("."), profile=profile)
+    except ProfileError as error:
+        usage_exit(f"loopcfg {command}: error: {error}")
+    if found is None:
+        usage_exit(f"loopcfg {command}: error: {missing.replace('LOOKUP', LOOKUP)}")
+    if verbose:
+        click.echo(f"loopcfg {command}: using {found}", err=True)
+    return str(found)
 
 
 def usage_exit(line: str) -> NoReturn:

@@ -146,3 +146,44 @@ def top_level_keys(line: str = DEFAULT_LINE) -> list[str]:
 
 def group_keys(group: str, line: str = DEFAULT_LINE) -> list[str]:
     return [s.leaf for s in settings_for(line) if s.group == group]
+
+
+class WrongKey(NamedTuple):
+    """A key people write that no OpenClaw release ever accepted (08 §8.4.1, LC012)."""
+
+    written: str  # dotted inside the block: "repeatThreshold", "postCompactionGuard.enabled"
+    intended: tuple[str, ...]  # the settings meant (may be empty: nothing to use instead)
+    note: str
+
+
+WRONG_KEYS: tuple[WrongKey, ...] = (
+    WrongKey(
+        "repeatThreshold",
+        ("warningThreshold",),
+        "never an OpenClaw key; it comes from unofficial mirror docs",
+    ),
+    WrongKey(
+        "detectorCooldownMs",
+        (),
+        "OpenClaw has no cooldown; warnings are rate-limited in buckets of 10",
+    ),
+    WrongKey(
+        "windowSize",
+        ("historySize", "postCompactionGuard.windowSize"),
+        "never an OpenClaw key: historySize is the rolling window, postCompactionGuard.windowSize "
+        "the post-compaction window",
+    ),
+    WrongKey("genericRepeat", ("detectors.genericRepeat",), "detector switches live in detectors"),
+    WrongKey(
+        "knownPollNoProgress",
+        ("detectors.knownPollNoProgress",),
+        "detector switches live in detectors",
+    ),
+    WrongKey("pingPong", ("detectors.pingPong",), "detector switches live in detectors"),
+    WrongKey(
+        "postCompactionGuard.enabled",
+        ("enabled",),
+        "never in a release: an explicit enabled: false turns off the guard and the detectors",
+    ),
+)
+WRONG_KEYS_BY_NAME: dict[str, WrongKey] = {wrong.written: wrong for wrong in WRONG_KEYS}

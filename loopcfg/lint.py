@@ -7,12 +7,23 @@ global block's, then the agent entry's id (03 "where a diagnostic points"). A fi
 agent's scope that is identical to a finding of the global scope (same code, place and message)
 is the global finding inherited: it is reported once, for the global block, without an agent.
 
-When lints run: they read only parts without errors. Any LC0xx error inside (or above) a block
-skips the block lints of that scope; an error in the global block skips every agent scope too
-(each one reads it); an error without a document path (an `$include` refusal) skips all block
-lints. LC106 and LC108 read only well-formed agent ids, and LC107 reads the documents, so those
-always run. `check.py` calls `lint_config` with the result of `validate_config`; without it
-`lint_config` validates itself, so it is safe to call on any loaded config.
+Every scope comes from one `ResolvedConfig` (loopcfg/resolve.py), resolved once for the target
+release; the lints read it and never call back into the resolver.
+
+Which lints apply depends on the target (03, 08 §8.4): the threshold lints LC101, LC102, LC104
+and LC105 need a line with thresholds (S1 - S2); LC103, LC201 and LC202 apply everywhere; LC106
+concerns `agents.list` (on `agents.entries` a duplicate is the error LC007); LC108 reads list ids
+and entries keys alike.
+
+When lints run: errors hide only the lints that read the broken value (03, last paragraph). An
+error at or above a block (the block is not an object, or `tools` is not), or at its `enabled`,
+skips every lint of that scope; an error elsewhere inside the block (a broken threshold, a
+retired key) leaves LC103 and LC201, which read only `enabled`. An agent scope reads the global
+block too, so the global block's errors count for it as well. An error without a document path
+(an `$include` refusal) skips all block lints. LC106 and LC108 read only well-formed agent ids,
+and LC107 reads the documents, so those always run. `check.py` calls `lint_config` with the
+result of `validate_config`; without it `lint_config` validates itself, so it is safe to call
+on any loaded config.
 """
 
 from __future__ import annotations
@@ -22,16 +33,14 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from loopcfg.diagnostics import Diagnostic, Related
 from loopcfg.keys import SETTINGS_BY_NAME
+from loopcfg.releases import Target
 from loopcfg.resolve import (
     GLOBAL_BLOCK,
     AgentEntry,
+    ResolvedConfig,
+    Scope,
     Written,
-    agent_block,
-    agent_entries,
-    block_settings,
-    global_block,
-    merge_written,
-    settings_for,
+    resolve_config,
 )
 from loopcfg.settings import Adjustment, EffectiveSettings
 from loopcfg.source.nodes import ArrayNode, DocPath, Node, ObjectNode, Span, format_path
@@ -79,17 +88,13 @@ class _Scope(NamedTuple):
     settings: EffectiveSettings
 
     @classmethod
-    def build(
-        cls, agent: AgentEntry | None, global_written: dict[str, Written], own: dict[str, Written]
-    ) -> _Scope:
-        merged = merge_written(global_written, own) if agent is not None else dict(own)
-        settings = settings_for(merged, agent=agent.id if agent else None)
-        return cls(agent, global_written, own, merged, settings)
+    def of(cls, scope: Scope, global_written: dict[str, Written]) -> _Scope:
+        return cls(scope.agent, global_written, scope.own, scope.merged, scope.settings)
 
     def fallback(self) -> tuple[Span | None, str]:
         """Where a finding about defaults only points: the agent's id, else the global block."""
         if self.agent is not None:
-            return self.agent.id_span, format_path((*self.agent.path, "id"))
+            return self.agent.id_span, format_path(self.agent.id_path)
         return None, _GLOBAL_PATH
 
     def locate(self, names: Sequence[str]) -> tuple[Span | None, str, str | None]:
@@ -382,19 +387,22 @@ def _lc106_lc108_agent_ids(entries: Sequence[AgentEntry], file: str) -> list[Dia
     diagnostics: list[Diagnostic] = []
     first: dict[str, AgentEntry] = {}
     for entry in entries:
-        where = format_path((*entry.path, "id"))
+        where = format_path(entry.id_path)
         if entry.raw_id != entry.id:
             message = (
                 f'agent id "{entry.raw_id}" is normalised by OpenClaw to "{entry.id}": session '
                 "keys, folders and --agent use that"
             )
-            hint = f'write id: "{entry.id}"'
+            if entry.entry_key is not None:
+                hint = f'write the key as "{entry.id}"'
+            else:
+                hint = f'write id: "{entry.id}"'
             diagnostics.append(
                 _diagnostic("LC108", message, entry.id_span, where, file, entry.id, hint)
             )
         earlier = first.setdefault(entry.id, entry)
-        if earlier is entry:
-            continue
+        if earlier is entry or entry.entry_key is not None:
+            continue  # a duplicate entries key is the error LC007 (08 §8.4), not LC106
         same = "" if earlier.raw_id == entry.raw_id else " after normalisation"
         message = (
             f'duplicate agent id "{entry.id}": agents.list[{earlier.index}] '
@@ -498,13 +506,21 @@ class _Errors:
             self.ancestors.update(_prefixes(path))
 
     def taint(self, block: DocPath) -> bool:
-        """True when an error lies in, or above, the block (so it cannot be read safely)."""
+        """True when an error lies in, or above, the block (so it cannot be read whole)."""
+        return self.state(block) != "clean"
+
+    def state(self, block: DocPath) -> str:
+        """ "clean"; "inside" when an error lies inside the block but not at `enabled` (the
+        lints that read only `enabled` still run); "broken" when one lies at or above the
+        block, or at its `enabled`."""
         if self.everywhere:
-            return True
+            return "broken"
         prefix = format_path(block)
-        if prefix in self.ancestors:  # an error at or inside the block
-            return True
-        return any(path in self.paths for path in _prefixes(prefix))  # at or above it
+        if any(path in self.paths for path in _prefixes(prefix)):  # at or above it
+            return "broken"
+        if f"{prefix}.enabled" in self.ancestors:
+            return "broken"
+        return "inside" if prefix in self.ancestors else "clean"
 
 
 def _prefixes(path: str) -> list[str]:
@@ -515,22 +531,31 @@ def _prefixes(path: str) -> list[str]:
 # -- the whole run --
 
 
-def _scopes(loaded: LoadedConfig, errors: _Errors) -> tuple[_Scope | None, list[_Scope]]:
-    root = loaded.root
-    if errors.taint(GLOBAL_BLOCK):
+_STATES = ("clean", "inside", "broken")
+
+
+def _worst(*states: str) -> str:
+    return max(states, key=_STATES.index)
+
+
+def _scopes(
+    resolved: ResolvedConfig, errors: _Errors
+) -> tuple[tuple[_Scope, str] | None, list[tuple[_Scope, str]]]:
+    """Each scope with how far its errors let it be read ("clean", "inside"); broken scopes
+    are left out."""
+    global_state = errors.state(GLOBAL_BLOCK)
+    if global_state == "broken":
         return None, []
-    global_written = block_settings(global_block(root), "global")
-    global_scope = _Scope.build(None, global_written, global_written)
-    agents: list[_Scope] = []
-    seen: set[str] = set()
-    for entry in agent_entries(root):
-        if entry.id in seen:
-            continue  # ignored at runtime (LC106)
-        seen.add(entry.id)
-        if errors.taint(entry.path):
-            continue
-        own = block_settings(agent_block(root, entry), "agent")
-        agents.append(_Scope.build(entry, global_written, own))
+    global_written = resolved.global_written
+    global_scope = (_Scope.of(resolved.global_scope, global_written), global_state)
+    agents: list[tuple[_Scope, str]] = []
+    for scope in resolved.agents:
+        assert scope.agent is not None
+        agent = scope.agent
+        state = _worst(global_state, errors.state(agent.path), errors.state((*agent.path, "tools")))
+        state = _worst(state, errors.state((*agent.path, "tools", "loopDetection")))
+        if state != "broken":
+            agents.append((_Scope.of(scope, global_written), state))
     return global_scope, agents
 
 
@@ -554,49 +579,61 @@ def _as_diagnostics(findings: Iterable[_Finding], scope: _Scope, file: str) -> l
     return out
 
 
-def _block_lints(loaded: LoadedConfig, errors: _Errors) -> list[Diagnostic]:
-    global_scope, agents = _scopes(loaded, errors)
-    if global_scope is None:
+# The lints that read only `enabled` (they run while a threshold of the block is broken).
+_ENABLED_ONLY_LINTS: tuple[ScopeLint, ...] = (_lc201_enabled_false,)
+
+
+def _block_lints(resolved: ResolvedConfig, errors: _Errors, file: str) -> list[Diagnostic]:
+    found, agents = _scopes(resolved, errors)
+    if found is None:
         return []
-    global_findings = [lint(global_scope) for lint in _MERGED_LINTS]
-    flat = [finding for group in global_findings for finding in group]
-    flat.extend(_lc103_global(global_scope, agents))
-    diagnostics = _as_diagnostics(flat, global_scope, loaded.file)
+    global_scope, global_state = found
+    thresholds = resolved.target.line.integers  # LC101-LC105 need thresholds (03, 08 §8.4)
+    all_lints = _MERGED_LINTS if thresholds else _ENABLED_ONLY_LINTS
+
+    def lints_for(state: str) -> tuple[ScopeLint, ...]:
+        return all_lints if state == "clean" else _ENABLED_ONLY_LINTS
+
+    flat = [f for lint in lints_for(global_state) for f in lint(global_scope)]
+    flat.extend(_lc103_global(global_scope, [scope for scope, _ in agents]))
+    diagnostics = _as_diagnostics(flat, global_scope, file)
     inherited = {finding.identity() for finding in flat}
-    for scope in agents:
-        findings = [f for lint in _MERGED_LINTS for f in lint(scope)]
+    for scope, state in agents:
+        findings = [f for lint in lints_for(state) for f in lint(scope)]
         findings = [f for f in findings if f.identity() not in inherited]
         findings.extend(_lc103_agent(scope))
-        findings.extend(_lc202_redundant(scope))
-        diagnostics.extend(_as_diagnostics(findings, scope, loaded.file))
+        if state == "clean":
+            findings.extend(_lc202_redundant(scope))
+        diagnostics.extend(_as_diagnostics(findings, scope, file))
     return diagnostics
 
 
 def lint_config(
-    loaded: LoadedConfig, validation: Sequence[Diagnostic] | None = None
+    loaded: LoadedConfig,
+    validation: Sequence[Diagnostic] | None = None,
+    target: Target | None = None,
 ) -> list[Diagnostic]:
-    """LC101-LC108, LC201, LC202 of a loaded config (unsorted; `check.py` sorts).
+    """LC101-LC108, LC201, LC202 of a loaded config for the target (unsorted; `check.py` sorts).
 
-    `validation` is what `validate_config(loaded)` returned, when the caller has it already
-    (`check.py` does): validation is the slow part of a check, so it must not run twice.
+    `validation` is what `validate_config(loaded, target)` returned, when the caller has it
+    already (`check.py` does): validation is the slow part of a check, so it must not run twice.
+    `target` defaults to the config's own (`meta.lastTouchedVersion`, else none).
     """
     diagnostics = _lc107_duplicate_keys(loaded)
     if loaded.root is None:
         return diagnostics
-    if validation is None:
-        from loopcfg.validate import validate_config
+    from loopcfg.validate import config_target, validate_config, with_missing_env
 
-        validation = validate_config(loaded)
-    found = (*loaded.diagnostics, *validation)
+    chosen = config_target(loaded) if target is None else target
+    if validation is None:
+        validation = validate_config(loaded, chosen)
+    found = (*with_missing_env(list(loaded.diagnostics), chosen), *validation)
     errors = _Errors(d.path for d in found if d.severity == "error")
     # An id whose `${VAR}` failed is already reported (LC006): what it normalises to, or which
     # other entry it collides with, says nothing about the id the user will actually have.
     unresolved = {d.path for d in loaded.diagnostics if d.code == "LC006"}
-    entries = [
-        entry
-        for entry in agent_entries(loaded.root)
-        if format_path((*entry.path, "id")) not in unresolved
-    ]
+    resolved = resolve_config(loaded.root, chosen)
+    entries = [entry for entry in resolved.entries if format_path(entry.id_path) not in unresolved]
     diagnostics.extend(_lc106_lc108_agent_ids(entries, loaded.file))
-    diagnostics.extend(_block_lints(loaded, errors))
+    diagnostics.extend(_block_lints(resolved, errors, loaded.file))
     return diagnostics

@@ -15,14 +15,16 @@ one written setting" (03). Plain-dict configs have no positions (all None).
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeAlias
 
+from loopcfg.agent_ids import normalize_agent_id
 from loopcfg.diagnostics import Diagnostic
-from loopcfg.keys import SETTINGS
+from loopcfg.keys import DEFAULT_LINE, SETTINGS
+from loopcfg.keys import settings_for as settings_of_line
+from loopcfg.releases import MAX_SAFE_INTEGER, Target, choose_target, line_settings
 from loopcfg.settings import EffectiveSettings, Origin, Source, settings_from_block
 from loopcfg.source.nodes import (
     ArrayNode,
@@ -43,8 +45,11 @@ __all__ = [
     "GLOBAL_BLOCK",
     "AgentEntry",
     "ConfigError",
+    "ResolvedConfig",
+    "Scope",
     "Written",
     "agent_entries",
+    "agent_settings",
     "as_loaded",
     "block_settings",
     "find_agent",
@@ -52,6 +57,7 @@ __all__ = [
     "normalize_agent_id",
     "resolve_agent",
     "resolve_all",
+    "resolve_config",
     "settings_for",
     "suggest_agents",
 ]
@@ -59,10 +65,6 @@ __all__ = [
 ConfigInput: TypeAlias = "LoadedConfig | str | os.PathLike[str] | Mapping[str, Any]"
 
 GLOBAL_BLOCK: DocPath = ("tools", "loopDetection")
-_VALID_ID = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}\Z")
-_INVALID_RUN = re.compile(r"[^a-z0-9_-]+")  # only for ids that are not valid as written
-_MAX_ID = 64
-_DEFAULT_AGENT = "main"
 
 
 class ConfigError(Exception):
@@ -73,18 +75,6 @@ class ConfigError(Exception):
         self.diagnostics = diagnostics
         first = diagnostics[0].message if diagnostics else "invalid config"
         super().__init__(f"{file}: {len(diagnostics)} error(s) in the config; first: {first}")
-
-
-def normalize_agent_id(raw: str) -> str:
-    """OpenClaw's agent id normalisation (02 §2.1): `" Safe Runner "` -> `safe-runner`."""
-    text = raw.strip()
-    if not text:
-        return _DEFAULT_AGENT
-    text = text.lower()
-    if _VALID_ID.match(text):
-        return text
-    text = _INVALID_RUN.sub("-", text).strip("-")[:_MAX_ID]
-    return text or _DEFAULT_AGENT
 
 
 class Written(NamedTuple):
@@ -111,7 +101,8 @@ class Written(NamedTuple):
 
 @dataclass(frozen=True, slots=True)
 class AgentEntry:
-    """One entry of `agents.list` with a string id (a frozen value, loopcfg/frozen.py)."""
+    """One agent of the roster: an `agents.list` entry with a string id, or an
+    `agents.entries.<id>` entry (`entry_key` set; its key is its id)."""
 
     index: int
     raw_id: str
@@ -119,10 +110,18 @@ class AgentEntry:
     node: ObjectNode
     id_key_span: Span | None
     id_value_span: Span | None
+    entry_key: str | None = None  # the `agents.entries` key; None for an `agents.list` entry
 
     @property
     def path(self) -> DocPath:
+        if self.entry_key is not None:
+            return ("agents", "entries", self.entry_key)
         return ("agents", "list", self.index)
+
+    @property
+    def id_path(self) -> DocPath:
+        """Where the id is written: the `id` key, or the entry's own key."""
+        return self.path if self.entry_key is not None else (*self.path, "id")
 
     @property
     def block_path(self) -> DocPath:
@@ -134,7 +133,9 @@ class AgentEntry:
         return self.id_value_span or self.id_key_span
 
 
-def as_loaded(config: ConfigInput, *, env: Mapping[str, str] | None = None) -> LoadedConfig:
+def as_loaded(
+    config: ConfigInput, *, env: Mapping[str, str] | None = None, openclaw: str | None = None
+) -> LoadedConfig:
     """A `LoadedConfig` for any accepted input; paths and dicts are loaded and validated.
 
     Raises `ConfigError` when a path or dict has errors. A `LoadedConfig` passed in is used as
@@ -150,18 +151,20 @@ def as_loaded(config: ConfigInput, *, env: Mapping[str, str] | None = None) -> L
         loaded = load_config(Path(config) if not isinstance(config, str) else config, env=env)
     else:
         raise TypeError(f"cannot resolve a {type(config).__name__}: pass a path, dict or config")
-    errors = config_errors(loaded)
+    errors = config_errors(loaded, openclaw)
     if errors:
         raise ConfigError(loaded.file, errors)
     return loaded
 
 
-def config_errors(loaded: LoadedConfig) -> list[Diagnostic]:
-    """Every error of loading and validation (what makes OpenClaw refuse the config)."""
+def config_errors(loaded: LoadedConfig, openclaw: str | None = None) -> list[Diagnostic]:
+    """Every error of loading and validation for the target (what makes OpenClaw refuse the
+    config): a missing `${VAR}` is one only where the target refuses it (LC006, not LC112)."""
     from loopcfg.diagnostics import sort_diagnostics
-    from loopcfg.validate import validate_config
+    from loopcfg.validate import validate_config, with_missing_env
 
-    found = [*loaded.diagnostics, *validate_config(loaded)]
+    target = _target_of(loaded, openclaw)
+    found = [*with_missing_env(list(loaded.diagnostics), target), *validate_config(loaded, target)]
     return sort_diagnostics([d for d in found if d.severity == "error"])
 
 
@@ -191,8 +194,36 @@ def agent_block(root: ObjectNode | None, agent: AgentEntry) -> ObjectNode | None
     return block if isinstance(block, ObjectNode) else None
 
 
-def agent_entries(root: ObjectNode | None) -> list[AgentEntry]:
-    """Every entry of `agents.list` that is an object with a string id, in order."""
+def agent_entries(root: ObjectNode | None, target: Target | None = None) -> list[AgentEntry]:
+    """Every agent of the roster the target reads (08 §8.1), in order: `agents.list` entries
+    that are objects with a string id, and/or `agents.entries` entries that are objects."""
+    if root is None:
+        return []
+    from loopcfg.validate import roster_reads
+
+    reads = roster_reads(root, choose_target(None) if target is None else target)
+    found = _list_entries(root) if reads.list else []
+    if reads.entries:
+        found += _keyed_entries(root)
+    return found
+
+
+def _keyed_entries(root: ObjectNode) -> list[AgentEntry]:
+    entries = _at(root, ("agents", "entries"))
+    if not isinstance(entries, ObjectNode):
+        return []
+    found: list[AgentEntry] = []
+    for index, entry in enumerate(entries.winning_entries()):
+        key = entry.key.name
+        if key == "$include" or not isinstance(entry.value, ObjectNode):
+            continue
+        found.append(
+            AgentEntry(index, key, normalize_agent_id(key), entry.value, entry.key.span, None, key)
+        )
+    return found
+
+
+def _list_entries(root: ObjectNode) -> list[AgentEntry]:
     agents = _at(root, ("agents", "list"))
     if not isinstance(agents, ArrayNode):
         return []
@@ -219,10 +250,12 @@ def agent_entries(root: ObjectNode | None) -> list[AgentEntry]:
     return entries
 
 
-def find_agent(root: ObjectNode | None, agent: str) -> AgentEntry | None:
+def find_agent(
+    root: ObjectNode | None, agent: str, target: Target | None = None
+) -> AgentEntry | None:
     """The **first** entry whose normalised id equals the normalised `agent` (02 §2.1)."""
     wanted = normalize_agent_id(agent)
-    return next((entry for entry in agent_entries(root) if entry.id == wanted), None)
+    return next((entry for entry in agent_entries(root, target) if entry.id == wanted), None)
 
 
 def _setting_value(kind: str, node: Node) -> bool | int | None:
@@ -234,7 +267,7 @@ def _setting_value(kind: str, node: Node) -> bool | int | None:
         return value if isinstance(value, bool) else None
     if is_integer_value(value):
         number = int(value)  # type: ignore[arg-type]
-        return number if number > 0 else None
+        return number if 0 < number <= MAX_SAFE_INTEGER else None
     return None
 
 
@@ -246,12 +279,15 @@ def _written_entry(block: ObjectNode, name: str) -> Entry | None:
     return node.entry(leaf) if isinstance(node, ObjectNode) else None
 
 
-def block_settings(block: ObjectNode | None, origin: Origin) -> dict[str, Written]:
-    """The settings written in one block, by dotted name (the last duplicate key wins)."""
+def block_settings(
+    block: ObjectNode | None, origin: Origin, line: str = DEFAULT_LINE
+) -> dict[str, Written]:
+    """The settings written in one block that the line accepts, by dotted name (the last
+    duplicate key wins)."""
     if block is None:
         return {}
     written: dict[str, Written] = {}
-    for setting in SETTINGS:
+    for setting in settings_of_line(line):
         entry = _written_entry(block, setting.name)
         if entry is None:
             continue
@@ -284,56 +320,129 @@ def _as_block(merged: Mapping[str, Written]) -> dict[str, Any]:
 
 
 def settings_for(
-    merged: Mapping[str, Written], *, agent: str | None = None, found: bool | None = None
+    merged: Mapping[str, Written],
+    *,
+    agent: str | None = None,
+    found: bool | None = None,
+    line: str = DEFAULT_LINE,
 ) -> EffectiveSettings:
-    """Effective settings (defaults, adjustments) of a merged written block, with provenance."""
+    """Effective settings (defaults, adjustments) of a merged written block, with provenance.
+
+    On a line without a setting (the knobs retired in 2026.8.1) its built-in value applies;
+    its source says `builtin` (README Decision 10), not `default`.
+    """
     sources = {name: written.source() for name, written in merged.items()}
-    return settings_from_block(_as_block(merged), sources=sources, agent=agent, found=found)
+    accepted = line_settings(line)
+    builtin = {s.name: Source("builtin") for s in SETTINGS if s.name not in accepted}
+    return settings_from_block(
+        _as_block(merged),
+        sources=sources,
+        agent=agent,
+        found=found,
+        fixed_sources=builtin,
+    )
 
 
-def _written_for(root: ObjectNode | None, agent: AgentEntry | None) -> dict[str, Written]:
-    global_written = block_settings(global_block(root), "global")
-    if agent is None:
-        return global_written
-    return merge_written(global_written, block_settings(agent_block(root, agent), "agent"))
+class Scope(NamedTuple):
+    """One block as the runtime sees it: the global block alone, or one agent's merge."""
+
+    agent: AgentEntry | None
+    own: dict[str, Written]  # written in this scope's own block
+    merged: dict[str, Written]
+    settings: EffectiveSettings
+
+
+class ResolvedConfig(NamedTuple):
+    """Every scope of a config resolved once for one target (the design note of issue 11):
+    lint, `resolve`'s output, the engine and `migrate` consume this value."""
+
+    target: Target
+    global_written: dict[str, Written]
+    global_scope: Scope
+    agents: tuple[Scope, ...]  # one per distinct normalised id; the first entry wins (02 §2.1)
+    entries: tuple[AgentEntry, ...]  # every roster entry, later duplicates too
+
+    def agent(self, agent: str) -> Scope | None:
+        wanted = normalize_agent_id(agent)
+        return next((s for s in self.agents if s.agent and s.agent.id == wanted), None)
+
+
+def resolve_config(root: ObjectNode | None, target: Target | None = None) -> ResolvedConfig:
+    """Resolve the global block and every agent of the target's roster, with provenance."""
+    chosen = choose_target(None) if target is None else target
+    line = chosen.line.id
+    global_written = block_settings(global_block(root), "global", line)
+    global_scope = Scope(
+        None, global_written, dict(global_written), settings_for(global_written, line=line)
+    )
+    entries = tuple(agent_entries(root, chosen))
+    scopes: list[Scope] = []
+    seen: set[str] = set()
+    for entry in entries:
+        if entry.id in seen:
+            continue  # ignored at runtime (LC106)
+        seen.add(entry.id)
+        own = block_settings(agent_block(root, entry), "agent", line)
+        merged = merge_written(global_written, own)
+        settings = settings_for(merged, agent=entry.id, found=True, line=line)
+        scopes.append(Scope(entry, own, merged, settings))
+    return ResolvedConfig(chosen, global_written, global_scope, tuple(scopes), entries)
+
+
+def _target_of(loaded: LoadedConfig, openclaw: str | None) -> Target:
+    from loopcfg.validate import config_target
+
+    return config_target(loaded, openclaw)
 
 
 def resolve_agent(
-    config: ConfigInput, agent: str | None = None, *, env: Mapping[str, str] | None = None
+    config: ConfigInput,
+    agent: str | None = None,
+    *,
+    env: Mapping[str, str] | None = None,
+    openclaw: str | None = None,
 ) -> EffectiveSettings:
     """The settings `agent` runs with (None: the global view, `agent`/`found` None).
 
     `config` is a `LoadedConfig`, a path (loaded; `ConfigError` when invalid) or a plain dict of
     the whole config (no positions). An id that no entry has gives `found=False` and the global
-    block alone; `suggest_agents` names close ids.
+    block alone; `suggest_agents` names close ids. The target release is `openclaw`, else the
+    config's `meta.lastTouchedVersion` (08 §8.3).
     """
-    root = as_loaded(config, env=env).root
+    loaded = as_loaded(config, env=env, openclaw=openclaw)
+    resolved = resolve_config(loaded.root, _target_of(loaded, openclaw))
+    return agent_settings(resolved, agent)
+
+
+def agent_settings(resolved: ResolvedConfig, agent: str | None) -> EffectiveSettings:
+    """One agent's settings from a resolved config (the global view for None)."""
     if agent is None:
-        return settings_for(_written_for(root, None))
-    entry = find_agent(root, agent)
+        return resolved.global_scope.settings
+    scope = resolved.agent(agent)
+    if scope is not None:
+        return scope.settings
+    line = resolved.target.line.id
     wanted = normalize_agent_id(agent)
-    return settings_for(_written_for(root, entry), agent=wanted, found=entry is not None)
+    return settings_for(resolved.global_written, agent=wanted, found=False, line=line)
 
 
 def resolve_all(
-    config: ConfigInput, *, env: Mapping[str, str] | None = None
+    config: ConfigInput,
+    *,
+    env: Mapping[str, str] | None = None,
+    openclaw: str | None = None,
 ) -> list[EffectiveSettings]:
-    """Every agent of `agents.list` in order; a later duplicate id is skipped (it is ignored)."""
-    root = as_loaded(config, env=env).root
-    results: list[EffectiveSettings] = []
-    seen: set[str] = set()
-    for entry in agent_entries(root):
-        if entry.id in seen:
-            continue
-        seen.add(entry.id)
-        results.append(settings_for(_written_for(root, entry), agent=entry.id, found=True))
-    return results
+    """Every agent of the roster in order; a later duplicate id is skipped (it is ignored)."""
+    loaded = as_loaded(config, env=env, openclaw=openclaw)
+    resolved = resolve_config(loaded.root, _target_of(loaded, openclaw))
+    return [scope.settings for scope in resolved.agents]
 
 
 def suggest_agents(config: ConfigInput, agent: str, *, limit: int = 3) -> list[str]:
     """Agent ids of the config close to `agent` (for "did you mean"), best first."""
-    root = as_loaded(config).root
-    ids = list(dict.fromkeys(entry.id for entry in agent_entries(root)))
+    loaded = as_loaded(config)
+    root = loaded.root
+    ids = list(dict.fromkeys(entry.id for entry in agent_entries(root, _target_of(loaded, None))))
     wanted = normalize_agent_id(agent)
     import difflib  # only for an unknown agent; validate and lint import this module
 
@@ -342,72 +451,25 @@ def suggest_agents(config: ConfigInput, agent: str, *, limit: int = 3) -> list[s
     return [*close, *prefixed][:limit]
 
 
-# -- support for the `resolve` command (the CLI stays wiring only) --
-
-CONFIG_CANDIDATES = ("openclaw.json5", "openclaw.json")
+# -- the config OpenClaw would read (README Decision 6; the rules are loopcfg/statedir.py's) --
 
 
 def default_config_path(
-    env: Mapping[str, str] | None = None, cwd: Path | None = None, home: Path | None = None
+    env: Mapping[str, str] | None = None,
+    cwd: Path | None = None,
+    home: Path | None = None,
+    profile: str | None = None,
 ) -> str | None:
-    """05-cli's lookup: `$OPENCLAW_CONFIG_PATH`, ./openclaw.json5, ./openclaw.json, ~/.openclaw."""
-    environ = os.environ if env is None else env
-    named = environ.get("OPENCLAW_CONFIG_PATH")
-    if named:
-        return named
-    here = Path.cwd() if cwd is None else cwd
-    for name in CONFIG_CANDIDATES:
-        if (here / name).is_file():
-            return name if cwd is None else str(here / name)
-    fallback = (Path.home() if home is None else home) / ".openclaw" / "openclaw.json"
-    return str(fallback) if fallback.is_file() else None
+    """`$OPENCLAW_CONFIG_PATH`, ./openclaw.json5, ./openclaw.json, then the state directory's
+    openclaw.json (`$OPENCLAW_STATE_DIR`, else ~/.openclaw or ~/.openclaw-NAME)."""
+    from loopcfg.statedir import discover_config
 
-
-class ResolveOutcome(NamedTuple):
-    """What the command prints and its exit code."""
-
-    stdout: str
-    stderr: tuple[str, ...]
-    exit_code: int
-
-
-def run_resolve(
-    loaded: LoadedConfig,
-    *,
-    agent: str | None,
-    every: bool,
-    output_format: str,
-    strict: bool,
-) -> ResolveOutcome:
-    """Refuse invalid configs (exit 1; exit 2 when unreadable), else resolve and render.
-
-    A refusal prints the errors exactly as `validate` prints them (the same renderer).
-    """
-    from loopcfg.render import printable
-    from loopcfg.render.diagnostics import diagnostic_line
-    from loopcfg.render.resolve import render
-
-    errors = config_errors(loaded)
-    if errors:
-        unreadable = any(d.code == "LC000" for d in errors)
-        return ResolveOutcome("", tuple(diagnostic_line(d) for d in errors), 2 if unreadable else 1)
-    if every:
-        return ResolveOutcome(render(resolve_all(loaded), output_format, every=True), (), 0)
-    settings = resolve_agent(loaded, agent)
-    notes: list[str] = []
-    code = 0
-    if agent is not None and not settings.found:
-        # The id comes straight from the command line: one printable line whatever it holds.
-        notes.append(printable(_unknown_agent_note(loaded, agent)))
-        code = 1 if strict else 0
-    return ResolveOutcome(render([settings], output_format, every=False), tuple(notes), code)
-
-
-def _unknown_agent_note(loaded: LoadedConfig, agent: str) -> str:
-    wanted = normalize_agent_id(agent)
-    shown = f'"{agent}"' if wanted == agent else f'"{agent}" (normalised: "{wanted}")'
-    note = f"{loaded.file}: agent {shown} is not in agents.list; showing the global block alone"
-    close = suggest_agents(loaded, agent)
-    if close:
-        note += " (did you mean " + " or ".join(close) + "?)"
-    return note
+    found = discover_config(
+        os.environ if env is None else env,
+        home=Path.home() if home is None else home,
+        cwd=Path(".") if cwd is None else cwd,
+        profile=profile,
+    )
+    if found is None:
+        return None
+    return str(found)

@@ -14,7 +14,8 @@ from typing import Any, Literal, TypeAlias
 
 from loopcfg.keys import GROUPS, SETTINGS, SETTINGS_BY_NAME, group_keys, top_level_keys
 
-Origin: TypeAlias = Literal["default", "global", "agent", "adjusted"]
+# "builtin": a knob the target release no longer accepts, whose built-in value applies (S3).
+Origin: TypeAlias = Literal["default", "global", "agent", "adjusted", "builtin"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,8 +182,12 @@ def settings_from_block(
     sources: Mapping[str, Source] | None = None,
     agent: str | None = None,
     found: bool | None = None,
+    fixed_sources: Mapping[str, Source] | None = None,
 ) -> EffectiveSettings:
     """Apply 02 §2.3 to a merged block: defaults, then the runtime's threshold raises.
+
+    `fixed_sources` names the source of unwritten settings that are not defaults but the
+    release's built-in values (`builtin`, README Decision 10).
 
     Raises ValueError for a block OpenClaw would refuse (unknown key, wrong type, not > 0).
 
@@ -200,7 +205,7 @@ def settings_from_block(
             origin[setting.name] = (sources or {}).get(setting.name, Source("global"))
         else:
             values[setting.attr] = setting.default
-            origin[setting.name] = Source("default")
+            origin[setting.name] = (fixed_sources or {}).get(setting.name, Source("default"))
 
     adjustments: list[Adjustment] = []
     for higher, lower in _RAISES:

@@ -1,4 +1,12 @@
-"""Schema validation and the structural errors of a loaded config (LC002-LC004, LC007, LC008).
+"""Validation of a loaded config for one target release (LC002-LC004, LC007-LC012, LC110-LC112,
+LC203).
+
+The target (`loopcfg.releases.Target`, 08 §8.3) decides the schema (its line's: accepted keys,
+roster layout, integer bound), what an unknown key is (retired or not yet introduced: LC009; a
+well-known wrong key: LC012; a typo: LC003 with suggestions among the target's keys only), which
+roster layout is right (LC010, LC111, LC007 for `agents.entries`) and how a missing `${VAR}` is
+reported (LC006 or LC112). Nothing here compares versions: every release fact is read from the
+release table.
 
 jsonschema finds what is wrong; this module says it the way a user reads it. Each jsonschema
 error is placed by its `absolute_path`: an unknown key at the key token, a wrong value at the
@@ -10,14 +18,35 @@ with OpenClaw's messages, since JSON Schema cannot express them.
 
 from __future__ import annotations
 
+import json
 import re
 from functools import cache, lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
+from loopcfg.agent_ids import is_entry_key, normalize_agent_id
 from loopcfg.diagnostics import Diagnostic, Related
 from loopcfg.fastcheck import is_valid
 from loopcfg.includes import describe_value
-from loopcfg.keys import GROUPS, SETTINGS_BY_NAME, THRESHOLD_ORDER, group_keys, top_level_keys
+from loopcfg.keys import (
+    DEFAULT_LINE,
+    GROUPS,
+    SETTINGS_BY_NAME,
+    THRESHOLD_ORDER,
+    WRONG_KEYS_BY_NAME,
+    group_keys,
+    top_level_keys,
+)
+from loopcfg.releases import (
+    FEATURES_BY_NAME,
+    FULL_KNOBS,
+    KEY_LIFE,
+    MAX_SAFE_INTEGER,
+    Target,
+    choose_target,
+    key_status,
+    line_settings,
+    newest_release,
+)
 from loopcfg.source.nodes import (
     ArrayNode,
     DocPath,
@@ -34,55 +63,124 @@ from loopcfg.source.nodes import (
 if TYPE_CHECKING:
     from loopcfg.config import LoadedConfig
 
-__all__ = ["block_paths", "suggest_key", "validate_config"]
+__all__ = [
+    "block_paths",
+    "config_target",
+    "roster_reads",
+    "suggest_key",
+    "target_findings",
+    "validate_config",
+    "with_missing_env",
+]
 
 _BLOCK_KEY = "loopDetection"
 
 
 @cache
-def _validator() -> Any:
+def _validator(line: str = DEFAULT_LINE) -> Any:
     # jsonschema is imported here, not at module level: `loopcfg --version` must stay light.
     from jsonschema import Draft7Validator
 
     from loopcfg.schema import build_schema
 
-    return Draft7Validator(build_schema())
+    return Draft7Validator(build_schema(line))
 
 
-def validate_config(loaded: LoadedConfig) -> list[Diagnostic]:
-    """Every LC002, LC003, LC004, LC007 and LC008 of the global block and each agent's block."""
+@cache
+def _block_validator(line: str) -> Any:
+    """One block alone, for an `agents.list` that an `agents.entries` release converts."""
+    from jsonschema import Draft7Validator
+
+    from loopcfg.schema import block_schema
+
+    return Draft7Validator(block_schema(line))
+
+
+def config_target(loaded: LoadedConfig, option: str | None = None) -> Target:
+    """The target release of a loaded config: `--openclaw`, else its `meta.lastTouchedVersion`
+    (read after `$include`, like any other key), else none (08 §8.3)."""
+    meta = _at(loaded.root, ("meta", "lastTouchedVersion")) if loaded.root is not None else None
+    version = meta.value if isinstance(meta, ScalarNode) else None
+    return choose_target(option, version)
+
+
+def validate_config(loaded: LoadedConfig, target: Target | None = None) -> list[Diagnostic]:
+    """Every error of the config for `target` (default: the config's own, `config_target`)."""
     root = loaded.root
     if root is None:
         return []
+    chosen = config_target(loaded) if target is None else target
+    line = chosen.line.id
+    reads = roster_reads(root, chosen)
     # One diagnostic per problem, even where jsonschema reports a problem twice.
     found: dict[tuple[str, str, str], Diagnostic] = {}
-    value = to_python(root)
-    # The compiled check answers for valid configs without importing jsonschema; jsonschema
-    # is asked only to find and word the errors of an invalid one (loopcfg/fastcheck.py).
-    errors = () if is_valid(value) else _validator().iter_errors(value)
-    for error in errors:
-        for diagnostic in _diagnose(root, tuple(error.absolute_path), error, loaded.file):
+
+    def keep(diagnostics: list[Diagnostic]) -> None:
+        for diagnostic in diagnostics:
             key = (diagnostic.code, diagnostic.path or "", diagnostic.message)
             found.setdefault(key, diagnostic)
+
+    checker = _Checker(root, loaded.file, chosen)
+    value = to_python(root)
+    # The compiled check answers for valid configs without importing jsonschema; jsonschema
+    # is asked only to find and word the errors of an invalid one (loopcfg/fastcheck.py). A
+    # line without a compiled check (None) asks jsonschema.
+    errors = () if is_valid(value, line) is True else _validator(line).iter_errors(value)
+    for error in errors:
+        keep(checker.diagnose(tuple(error.absolute_path), error))
+    if reads.converted_list:
+        for path in _list_blocks(root):
+            node = _at(root, path)
+            for error in _block_validator(line).iter_errors(to_python(node)):  # type: ignore[arg-type]
+                keep(checker.diagnose((*path, *error.absolute_path), error))
+    keep(list(reads.diagnostics))
+    keep(_misplaced_blocks(root, chosen, loaded.file))
+    if not line_settings(line):
+        keep(_unknown_block(root, chosen, loaded.file))
     # A value whose `${VAR}` failed is already reported (LC006); its type follows from that.
     unresolved = {d.path for d in loaded.diagnostics if d.code == "LC006"}
     diagnostics = [d for d in found.values() if d.path not in unresolved]
-    for block_path in block_paths(root):
-        diagnostics.extend(_order_errors(root, block_path, loaded.file))
+    for block_path in block_paths(root, chosen):
+        diagnostics.extend(_order_errors(root, block_path, loaded.file, line))
     return diagnostics
 
 
-def block_paths(root: ObjectNode) -> list[DocPath]:
-    """Paths of every block that is an object: the global one, then each agent's."""
+def block_paths(root: ObjectNode, target: Target | None = None) -> list[DocPath]:
+    """Paths of every block that is an object and that the target reads: the global one, then
+    each agent's (`agents.list[i]` or `agents.entries.<id>`, as the target's roster is)."""
+    chosen = target if target is not None else choose_target(None)
     paths: list[DocPath] = []
     if isinstance(_at(root, ("tools", _BLOCK_KEY)), ObjectNode):
         paths.append(("tools", _BLOCK_KEY))
+    reads = roster_reads(root, chosen)
+    candidates = _list_blocks(root) if reads.list else []
+    if reads.entries:
+        candidates += _entry_blocks(root)
+    paths += [path for path in candidates if isinstance(_at(root, path), ObjectNode)]
+    return paths
+
+
+def _list_blocks(root: ObjectNode) -> list[DocPath]:
     agents = _at(root, ("agents", "list"))
-    if isinstance(agents, ArrayNode):
-        for index in range(len(agents.items)):
-            path: DocPath = ("agents", "list", index, "tools", _BLOCK_KEY)
-            if isinstance(_at(root, path), ObjectNode):
-                paths.append(path)
+    if not isinstance(agents, ArrayNode):
+        return []
+    paths: list[DocPath] = []
+    for index in range(len(agents.items)):
+        path: DocPath = ("agents", "list", index, "tools", _BLOCK_KEY)
+        if isinstance(_at(root, path), ObjectNode):
+            paths.append(path)
+    return paths
+
+
+def _entry_blocks(root: ObjectNode) -> list[DocPath]:
+    entries = _at(root, ("agents", "entries"))
+    if not isinstance(entries, ObjectNode):
+        return []
+    paths: list[DocPath] = []
+    for entry in entries.winning_entries():
+        path: DocPath = ("agents", "entries", entry.key.name, "tools", _BLOCK_KEY)
+        if entry.key.name != "$include" and isinstance(_at(root, path), ObjectNode):
+            paths.append(path)
     return paths
 
 
@@ -110,77 +208,104 @@ def _block_split(path: DocPath) -> tuple[DocPath, DocPath] | None:
     """(block path, path inside the block) when `path` is in a block, else None."""
     if path[:2] == ("tools", _BLOCK_KEY):
         return path[:2], path[2:]
-    if len(path) >= 5 and path[:2] == ("agents", "list") and path[3:5] == ("tools", _BLOCK_KEY):
+    roster = path[:2] in (("agents", "list"), ("agents", "entries"))
+    if len(path) >= 5 and roster and path[3:5] == ("tools", _BLOCK_KEY):
         return path[:5], path[5:]
     return None
 
 
-def _diagnose(root: ObjectNode, path: DocPath, error: Any, file: str) -> list[Diagnostic]:
-    node = _at(root, path)
-    if node is None:  # pragma: no cover - jsonschema only reports paths that exist
-        return []
-    split = _block_split(path)
-    if split is not None:
-        return _block_error(root, split[0], split[1], node, error, file)
-    return _structure_error(root, path, node, error, file)
+class _Checker:
+    """Turns one jsonschema error into what a user reads, for one target."""
+
+    def __init__(self, root: ObjectNode, file: str, target: Target) -> None:
+        self.root = root
+        self.file = file
+        self.target = target
+        self.line = target.line.id
+
+    def diagnose(self, path: DocPath, error: Any) -> list[Diagnostic]:
+        node = _at(self.root, path)
+        if node is None:  # pragma: no cover - jsonschema only reports paths that exist
+            return []
+        split = _block_split(path)
+        if split is not None:
+            if not line_settings(self.line):
+                return []  # the whole block is LC009 (`_unknown_block`)
+            return self._block_error(split[0], split[1], node, error)
+        return _structure_error(path, node, error, self.file)
+
+    def _block_error(
+        self, block: DocPath, inner: DocPath, node: Node, error: Any
+    ) -> list[Diagnostic]:
+        """Errors inside one block: not an object, unknown keys, wrong values."""
+        file = self.file
+        where = format_path((*block, *inner))
+        got = describe_value(node)
+        if error.validator == "additionalProperties" and isinstance(node, ObjectNode):
+            return _unknown_keys(node, block, inner, file, self.target)
+        if not inner:
+            message = f"{where} must be an object, got {got}"
+            return [_at_node("LC008", message, node, where, file)]
+        name = ".".join(str(part) for part in inner)
+        # Named with its block, like LC003's "unknown key ... in <block>": the same setting can
+        # be wrong in the global block and in any agent's.
+        subject = f"{name} in {format_path(block)}"
+        if len(inner) == 1 and inner[0] in GROUPS:
+            message = f"{subject} must be an object, got {got}"
+            return [_at_node("LC002", message, node, where, file)]
+        setting = SETTINGS_BY_NAME.get(name)
+        if setting is None:  # pragma: no cover - the schema only types known settings
+            message = f"{subject} is not valid: {error.message}"
+            return [_at_node("LC002", message, node, where, file)]
+        if setting.kind == "boolean":
+            message = f"{subject} must be true or false, got {got}"
+            hint = _boolean_hint(node)
+        elif error.validator == "maximum":
+            if not (isinstance(node, ScalarNode) and is_integer_value(node.value)):
+                return []  # Infinity: its type error says it (one diagnostic per problem)
+            # zod 4's .int() accepts safe integers only (08 §8.1 "Integers").
+            message = f"{subject} must be at most {MAX_SAFE_INTEGER} (2^53-1), got {got}"
+            hint = "OpenClaw refuses integers it cannot represent exactly"
+        else:
+            message = f"{subject} must be a positive integer, got {got}"
+            hint = _integer_hint(node)
+        return [_at_node("LC002", message, node, where, file, hint=hint)]
 
 
-def _structure_error(
-    root: ObjectNode, path: DocPath, node: Node, error: Any, file: str
-) -> list[Diagnostic]:
+def _structure_error(path: DocPath, node: Node, error: Any, file: str) -> list[Diagnostic]:
     """Errors outside the blocks: containers of the wrong kind, malformed agent entries."""
     where = format_path(path)
     got = describe_value(node)
-    in_agents = path[:2] == ("agents", "list")
+    in_list = path[:2] == ("agents", "list")
+    in_entries = path[:2] == ("agents", "entries")
+    if in_entries and len(path) <= 3:
+        return []  # the roster check says it in OpenClaw's words (`_entries_errors`)
+    in_agents = in_list or in_entries
     if path in (("tools",), ("agents",)) or (in_agents and path[3:] == ("tools",)):
         return [_at_node("LC008", f"{where} must be an object, got {got}", node, where, file)]
+    if in_entries and path[3:] == ("default",):
+        message = f"{where} must be true or false, got {got}"
+        return [_at_node("LC007", message, node, where, file)]
+    if path == ("agents", "ownership"):
+        message = f'agents.ownership must be "explicit", got {got}'
+        return [_at_node("LC007", message, node, where, file)]
     if path == ("agents", "list"):
         message = f"agents.list must be an array of agent objects, got {got}"
         return [_at_node("LC007", message, node, where, file)]
-    if in_agents and len(path) == 3:
+    if in_list and len(path) == 3:
         if error.validator == "required":
             message = f"{where} has no id: every agent entry needs a string id"
             hint = 'add an id, e.g. id: "main"'
             return [_at_node("LC007", message, node, where, file, hint=hint)]
         message = f"{where} must be an agent object with a string id, got {got}"
         return [_at_node("LC007", message, node, where, file)]
-    if in_agents and path[3:] == ("id",):
+    if in_list and path[3:] == ("id",):
         message = f"{where} must be a string, got {got}"
         return [_at_node("LC007", message, node, where, file)]
     if path and path[-1] == "$schema":
         return []  # an editor hint, not OpenClaw's business
     message = f"{where or 'the config'} is not valid here: {error.message}"  # pragma: no cover
     return [_at_node("LC002", message, node, where, file)]  # pragma: no cover
-
-
-def _block_error(
-    root: ObjectNode, block: DocPath, inner: DocPath, node: Node, error: Any, file: str
-) -> list[Diagnostic]:
-    """Errors inside one block: not an object, unknown keys, wrong values."""
-    where = format_path((*block, *inner))
-    got = describe_value(node)
-    if error.validator == "additionalProperties" and isinstance(node, ObjectNode):
-        return _unknown_keys(node, block, inner, file)
-    if not inner:
-        message = f"{where} must be an object, got {got}"
-        return [_at_node("LC008", message, node, where, file)]
-    name = ".".join(str(part) for part in inner)
-    # Named with its block, like LC003's "unknown key ... in <block>": the same setting can be
-    # wrong in the global block and in any agent's.
-    subject = f"{name} in {format_path(block)}"
-    if len(inner) == 1 and inner[0] in GROUPS:
-        message = f"{subject} must be an object, got {got}"
-        return [_at_node("LC002", message, node, where, file)]
-    setting = SETTINGS_BY_NAME.get(name)
-    if setting is None:  # pragma: no cover - the schema only types known settings
-        return [_at_node("LC002", f"{subject} is not valid: {error.message}", node, where, file)]
-    if setting.kind == "boolean":
-        message = f"{subject} must be true or false, got {got}"
-        hint = _boolean_hint(node)
-    else:
-        message = f"{subject} must be a positive integer, got {got}"
-        hint = _integer_hint(node)
-    return [_at_node("LC002", message, node, where, file, hint=hint)]
 
 
 def _integer_hint(node: Node) -> str | None:
@@ -204,30 +329,129 @@ def _boolean_hint(node: Node) -> str | None:
     return None
 
 
-def _unknown_keys(node: ObjectNode, block: DocPath, inner: DocPath, file: str) -> list[Diagnostic]:
+def _unknown_keys(
+    node: ObjectNode, block: DocPath, inner: DocPath, file: str, target: Target
+) -> list[Diagnostic]:
+    """Each key the target does not accept: a well-known wrong key (LC012, first), a setting
+    retired there or not yet introduced (LC009), else a typo (LC003)."""
+    line = target.line.id
     group = inner[0] if len(inner) == 1 and isinstance(inner[0], str) else None
-    allowed = _allowed_keys(group)
+    allowed = _allowed_keys(group, line)
     container = format_path((*block, *inner))
     diagnostics: list[Diagnostic] = []
     for entry in node.winning_entries():
         name = entry.key.name
         if name in allowed:
             continue
-        suggestion = suggest_key(name, group)
-        hint = f'did you mean "{suggestion}"?' if suggestion else None
-        message = f'unknown key "{name}" in {container}'
-        span = entry.key.span or entry.value.span
+        dotted = f"{group}.{name}" if group else name
         path = format_path((*block, *inner, name))
-        diagnostics.append(
-            Diagnostic.at("LC003", "error", message, span, file=file, path=path, hint=hint)
-        )
+        span = entry.key.span or entry.value.span
+        wrong = WRONG_KEYS_BY_NAME.get(dotted)
+        if wrong is not None:
+            message, hint = _wrong_key_message(dotted, target)
+            diagnostics.append(
+                Diagnostic.at("LC012", "error", message, span, file=file, path=path, hint=hint)
+            )
+        elif dotted in KEY_LIFE and target.release is not None:
+            diagnostics.append(_not_accepted(dotted, entry, path, file, target))
+        elif group is None and name in GROUPS and target.release is not None:
+            diagnostics.extend(_group_not_accepted(name, entry, block, file, target))
+        else:
+            suggestion = suggest_key(name, group, line)
+            typo_hint = f'did you mean "{suggestion}"?' if suggestion else None
+            message = f'unknown key "{name}" in {container}'
+            diagnostics.append(
+                Diagnostic.at("LC003", "error", message, span, file=file, path=path, hint=typo_hint)
+            )
     return diagnostics
 
 
+def _not_accepted(setting: str, entry: Entry, path: str, file: str, target: Target) -> Diagnostic:
+    """LC009 of one setting (08 §8.4), with the facts the release table gives."""
+    release = target.release
+    assert release is not None
+    status = key_status(setting, release)
+    assert status is not None
+    head = f'"{setting}" is not accepted by OpenClaw {release.name}'
+    if status.introduced_in is not None:
+        message = f"{head}: introduced in {status.introduced_in}"
+        hint = f"remove it, or target OpenClaw {status.introduced_in} or later"
+    else:
+        default = SETTINGS_BY_NAME[setting].default
+        shown = json.dumps(default)
+        message = (
+            f'{head}: retired in {status.retired_in}; "openclaw doctor --fix" removes it and the '
+            f"built-in value {shown} applies"
+        )
+        hint = f"loopcfg migrate --openclaw {release.name} removes it too"
+    span = entry.key.span or entry.value.span
+    return Diagnostic.at("LC009", "error", message, span, file=file, path=path, hint=hint)
+
+
+def _group_not_accepted(
+    group: str, entry: Entry, block: DocPath, file: str, target: Target
+) -> list[Diagnostic]:
+    """A group the target does not know: each known setting in it (LC009) and each wrong key
+    (LC012); the group itself when it holds neither or is not yet introduced."""
+    release = target.release
+    assert release is not None
+    leaves = [f"{group}.{leaf}" for leaf in group_keys(group, FULL_KNOBS.id)]
+    introduced_later = all(
+        (status := key_status(leaf, release)) is not None and status.introduced_in is not None
+        for leaf in leaves
+    )
+    found: list[Diagnostic] = []
+    if isinstance(entry.value, ObjectNode) and not introduced_later:
+        for inner in entry.value.winning_entries():
+            dotted = f"{group}.{inner.key.name}"
+            path = format_path((*block, group, inner.key.name))
+            if dotted in KEY_LIFE:
+                found.append(_not_accepted(dotted, inner, path, file, target))
+            elif dotted in WRONG_KEYS_BY_NAME:
+                message, hint = _wrong_key_message(dotted, target)
+                span = inner.key.span or inner.value.span
+                found.append(
+                    Diagnostic.at("LC012", "error", message, span, file=file, path=path, hint=hint)
+                )
+    if found:
+        return found
+    status = key_status(leaves[0], release)
+    assert status is not None
+    head = f'"{group}" is not accepted by OpenClaw {release.name}'
+    if status.introduced_in is not None:
+        message, hint = f"{head}: introduced in {status.introduced_in}", "remove it"
+    else:
+        message = f'{head}: retired in {status.retired_in}; "openclaw doctor --fix" removes it'
+        hint = "its settings use built-in values there"
+    span = entry.key.span or entry.value.span
+    path = format_path((*block, group))
+    return [Diagnostic.at("LC009", "error", message, span, file=file, path=path, hint=hint)]
+
+
+def _wrong_key_message(dotted: str, target: Target) -> tuple[str, str]:
+    """LC012's message and hint (08 §8.4.1): the intended key the target accepts, or why none."""
+    wrong = WRONG_KEYS_BY_NAME[dotted]
+    accepted = line_settings(target.line.id)
+    usable = [key for key in wrong.intended if key in accepted or key == "enabled"]
+    head = f'"{dotted}" is not an OpenClaw key'
+    if usable:
+        choices = " or ".join(f'"{key}"' for key in usable)
+        return f"{head}: use {choices}", wrong.note
+    if wrong.intended:
+        choices = " or ".join(f'"{key}"' for key in wrong.intended)
+        release = target.name or "the target"
+        message = (
+            f"{head}: use {choices} on {FULL_KNOBS.releases}; OpenClaw {release} has no such "
+            'setting ("openclaw doctor --fix" deletes it)'
+        )
+        return message, wrong.note
+    return f"{head}: {wrong.note}", "remove it"
+
+
 @cache
-def _allowed_keys(group: str | None) -> frozenset[str]:
+def _allowed_keys(group: str | None, line: str = DEFAULT_LINE) -> frozenset[str]:
     """The keys written directly in the block (or in one of its groups), `$include` too."""
-    keys = group_keys(group) if group is not None else top_level_keys()
+    keys = group_keys(group, line) if group is not None else top_level_keys(line)
     return frozenset((*keys, "$include"))
 
 
@@ -237,32 +461,34 @@ def _normalise(name: str) -> str:
 
 
 @cache
-def _candidates(group: str | None) -> dict[str, str]:
-    """Normalised key -> the key as suggested, for the block's top level or one group."""
+def _candidates(group: str | None, line: str) -> dict[str, str]:
+    """Normalised key -> the key as suggested, for the block's top level or one group, among
+    the keys of the target's line only."""
     if group is not None:
-        shown = {leaf: leaf for leaf in group_keys(group)}
+        shown = {leaf: leaf for leaf in group_keys(group, line)}
     else:
-        shown = {key: key for key in top_level_keys()}
+        shown = {key: key for key in top_level_keys(line)}
         for group_name in GROUPS:
-            for leaf in group_keys(group_name):
+            for leaf in group_keys(group_name, line):
                 shown.setdefault(leaf, f"{group_name}.{leaf}")
     return {_normalise(key): key_shown for key, key_shown in shown.items()}
 
 
-def suggest_key(name: str, group: str | None = None) -> str | None:
+def suggest_key(name: str, group: str | None = None, line: str = DEFAULT_LINE) -> str | None:
     """The key the user probably meant, in the block (or in one of its groups), or None.
 
     At the block's top level a group's key is suggested with its group (`pingPong` ->
-    `detectors.pingPong`), since it is a common slip to write it one level too high.
+    `detectors.pingPong`), since it is a common slip to write it one level too high. Only keys
+    of `line` (the target's) are suggested.
     """
-    return _suggest(_normalise(name), group)
+    return _suggest(_normalise(name), group, line)
 
 
 @lru_cache(maxsize=4096)
-def _suggest(wanted: str, group: str | None) -> str | None:
+def _suggest(wanted: str, group: str | None, line: str) -> str | None:
     """One suggestion computation per normalised key text: a config that repeats a typo in
     thousands of blocks (or a huge file of unknown keys) must not repeat the search each time."""
-    by_normalised = _candidates(group)
+    by_normalised = _candidates(group, line)
     if wanted in by_normalised:
         return by_normalised[wanted]
     import difflib  # only when a key is unknown
@@ -277,14 +503,20 @@ def _at_node(
     return Diagnostic.at(code, "error", message, node.span, file=file, path=where, hint=hint)
 
 
-def _order_errors(root: ObjectNode, block: DocPath, file: str) -> list[Diagnostic]:
-    """LC004: OpenClaw's own checks, only where both keys are written in this block."""
+def _order_errors(
+    root: ObjectNode, block: DocPath, file: str, line: str = DEFAULT_LINE
+) -> list[Diagnostic]:
+    """LC004: OpenClaw's own checks, only where both keys are written in this block and the
+    target's line has them."""
     node = _at(root, block)
     if not isinstance(node, ObjectNode):  # pragma: no cover - block_paths checked it
         return []
     prefix = format_path(block)
+    accepted = line_settings(line)
     diagnostics: list[Diagnostic] = []
     for lower, upper in THRESHOLD_ORDER:
+        if lower not in accepted or upper not in accepted:
+            continue
         low, high = node.entry(lower), node.entry(upper)
         if low is None or high is None:
             continue
@@ -314,10 +546,419 @@ def _threshold(node: Node) -> int | None:
     """A valid threshold's value (LC002 reports the others, so they are not compared)."""
     if isinstance(node, ScalarNode) and is_integer_value(node.value):
         value = int(node.value)  # type: ignore[arg-type]
-        return value if value > 0 else None
+        return value if 0 < value <= MAX_SAFE_INTEGER else None
     return None
 
 
 def _related(entry: Entry, message: str) -> tuple[Related, ...]:
     span: Span | None = entry.key.span or entry.value.span
     return () if span is None else (Related(span, message),)
+
+
+# -- the roster layout of the target (LC010, LC111, LC007 on agents.entries) --
+
+
+class RosterReads(NamedTuple):
+    """Which roster the target reads its agents from, and what is wrong with the layout."""
+
+    list: bool  # agents.list[i] blocks are agents (S0 - S2, or a list converted on read)
+    entries: bool  # agents.entries.<id> blocks are agents (S3beta / S3)
+    converted_list: bool  # an agents.list that an entries release converts on read (LC111)
+    diagnostics: tuple[Diagnostic, ...]
+
+
+def roster_reads(root: ObjectNode, target: Target) -> RosterReads:
+    """08 §8.1 "Per-agent blocks": the layout the target expects, and the other one."""
+    agents = root.get("agents")
+    if not isinstance(agents, ObjectNode):
+        return RosterReads(True, False, False, ())
+    file = root.span.file if root.span is not None else "<config>"
+    list_entry, entries_entry = agents.entry("list"), agents.entry("entries")
+    if target.line.roster != "entries":
+        if entries_entry is None:
+            return RosterReads(True, False, False, ())
+        message = (
+            f"agents.entries is the roster of OpenClaw {_entries_releases()}; "
+            f"{_target_phrase(target)} reads agents.list and rejects agents.entries"
+        )
+        lc010 = _key_diagnostic("LC010", message, entries_entry, "agents.entries", file, target)
+        return RosterReads(True, False, False, (lc010,))
+    found = list(_entries_errors(agents, target, file))
+    if list_entry is None:
+        return RosterReads(False, True, False, tuple(found))
+    reason = _unconvertible(agents, target)
+    if reason is None:
+        message = (
+            f"{_target_phrase(target)} converts agents.list to agents.entries on read: the config "
+            'is valid, but OpenClaw warns "Moved agents.list to keyed agents.entries."'
+        )
+        hint = f'"openclaw doctor --fix" or "loopcfg migrate --openclaw {target.name}" rewrites it'
+        span = list_entry.key.span or list_entry.value.span
+        found.append(
+            Diagnostic.at(
+                "LC111", "warning", message, span, file=file, path="agents.list", hint=hint
+            )
+        )
+        return RosterReads(True, True, True, tuple(found))
+    message = (
+        f"agents.list is the roster of OpenClaw before {_entries_releases(first_only=True)}; "
+        f"{_target_phrase(target)} expects agents.entries and cannot convert this list: {reason}"
+    )
+    found.append(_key_diagnostic("LC010", message, list_entry, "agents.list", file, target))
+    return RosterReads(False, True, False, tuple(found))
+
+
+def _entries_releases(*, first_only: bool = False) -> str:
+    from loopcfg.releases import LINES
+
+    first = next(line for line in LINES if line.roster == "entries")
+    stable = next(line for line in LINES if line.roster == "entries" and line.id == "S3")
+    if first_only:
+        return stable.first
+    return f"{stable.first} and later (pre-releases from {first.first})"
+
+
+def _target_phrase(target: Target) -> str:
+    if target.release is not None:
+        return f"OpenClaw {target.release.name}"
+    return f"OpenClaw {target.line.releases} (what loopcfg checks without a known target)"
+
+
+def _key_diagnostic(
+    code: str, message: str, entry: Entry, path: str, file: str, target: Target
+) -> Diagnostic:
+    version = target.name if target.release is not None else "VERSION"
+    hint = f'loopcfg migrate --openclaw {version}, or "openclaw doctor --fix"'
+    span = entry.key.span or entry.value.span
+    return Diagnostic.at(code, "error", message, span, file=file, path=path, hint=hint)
+
+
+def _unconvertible(agents: ObjectNode, target: Target) -> str | None:
+    """Why OpenClaw cannot convert `agents.list` on read (None: it converts, 08 §8.1)."""
+    release = target.release
+    conversion = FEATURES_BY_NAME["list_conversion"]
+    if release is None or not release.has("list_conversion"):
+        return f"OpenClaw converts agents.list on read only from {conversion.first}"
+    if agents.entry("entries") is not None:
+        return "agents.entries is present too"
+    items = agents.get("list")
+    if not isinstance(items, ArrayNode) or not items.items:
+        return "it is not a non-empty array of agent objects"
+    seen: set[str] = set()
+    defaults = 0
+    for index, item in enumerate(items.items):
+        if not isinstance(item, ObjectNode):
+            return f"agents.list[{index}] is not an object"
+        raw = _scalar(item.get("id"))
+        if not isinstance(raw, str) or not raw.strip():
+            return f"agents.list[{index}] has no id"
+        if raw != normalize_agent_id(raw):
+            return f'the id "{raw}" is not in normalised form ("{normalize_agent_id(raw)}")'
+        if raw in seen:
+            return f'the id "{raw}" appears twice'
+        seen.add(raw)
+        defaults += _scalar(item.get("default")) is True
+    explicit = _scalar(agents.get("ownership")) == "explicit"
+    if len(seen) > 1 and defaults != 1 and not explicit and release.has("ownership"):
+        return 'several agents with neither one default: true nor agents.ownership: "explicit"'
+    return None
+
+
+def _scalar(node: Node | None) -> object:
+    return node.value if isinstance(node, ScalarNode) else None
+
+
+def _entries_errors(agents: ObjectNode, target: Target, file: str) -> list[Diagnostic]:
+    """LC007 for `agents.entries`, with OpenClaw's messages (08 §8.1 refinements)."""
+    holder = agents.entry("entries")
+    if holder is None:
+        return []
+    node = holder.value
+    if not isinstance(node, ObjectNode):
+        got = describe_value(node)
+        message = f"agents.entries must be an object keyed by agent id, got {got}"
+        return [_at_node("LC007", message, node, "agents.entries", file)]
+    found: list[Diagnostic] = []
+    keys = [entry for entry in node.winning_entries() if entry.key.name != "$include"]
+    if not keys:
+        message = "agents.entries must contain at least one configured agent"
+        found.append(_entry_error(message, holder, "agents.entries", file))
+    first: dict[str, str] = {}
+    defaults: list[Entry] = []
+    for entry in keys:
+        key = entry.key.name
+        where = format_path(("agents", "entries", key))
+        if not is_entry_key(key):
+            found.append(_entry_error(f'"{key}": Invalid agent id', entry, where, file))
+            continue
+        if not isinstance(entry.value, ObjectNode):
+            got = describe_value(entry.value)
+            message = f"{where} must be an agent object, got {got}"
+            found.append(_at_node("LC007", message, entry.value, where, file))
+            continue
+        normalised = normalize_agent_id(key)
+        earlier = first.setdefault(normalised, key)
+        if earlier != key:
+            message = (
+                f'agents.entries keys "{earlier}" and "{key}" resolve to the same agent id '
+                f'"{normalised}"; rename one key so each agent has a unique id'
+            )
+            found.append(_entry_error(message, entry, where, file))
+        if _scalar(entry.value.get("default")) is True:
+            defaults.append(entry)
+    if len(defaults) > 1:
+        message = (
+            f"agents.entries must contain at most one default=true entry (found {len(defaults)})"
+        )
+        found.append(_entry_error(message, defaults[1], "agents.entries", file))
+    release = target.release
+    if release is None or not release.has("ownership"):
+        return found
+    ownership = agents.entry("ownership")
+    explicit = ownership is not None and _scalar(ownership.value) == "explicit"
+    if explicit and defaults and ownership is not None:
+        message = "agents.ownership=explicit cannot be combined with a legacy default=true marker"
+        found.append(_entry_error(message, ownership, "agents.ownership", file))
+    elif len(first) > 1 and len(defaults) != 1 and not explicit:
+        message = (
+            'multi-agent rosters require agents.ownership="explicit" or one legacy default=true '
+            'marker; add agents.ownership="explicit" or run openclaw doctor'
+        )
+        found.append(_entry_error(message, holder, "agents.entries", file))
+    return found
+
+
+def _entry_error(message: str, entry: Entry, path: str, file: str) -> Diagnostic:
+    span = entry.key.span or entry.value.span
+    return Diagnostic.at("LC007", "error", message, span, file=file, path=path)
+
+
+# -- misplaced blocks (LC011) and a target without the block (S0, LC009) --
+
+
+def _misplaced_blocks(root: ObjectNode, target: Target, file: str) -> list[Diagnostic]:
+    """Every `loopDetection` in one of the wrong places of 08 §8.4 (LC011)."""
+    places: list[tuple[Entry, DocPath, str]] = []
+    agent_place = (
+        "agents.entries.<id>.tools.loopDetection"
+        if target.line.roster == "entries"
+        else "agents.list[i].tools.loopDetection"
+    )
+    everyone = f"tools.loopDetection (every agent) or {agent_place} (one agent)"
+    for entry in root.winning_entries():
+        name = entry.key.name
+        if name == _BLOCK_KEY or (("." in name) and _BLOCK_KEY in name.split(".")):
+            dotted = " (OpenClaw does not expand dotted keys)" if "." in name else ""
+            places.append((entry, (name,), everyone + dotted))
+    tool = root.get("tool")
+    if isinstance(tool, ObjectNode) and tool.entry(_BLOCK_KEY) is not None:
+        places.append((tool.entry(_BLOCK_KEY), ("tool", _BLOCK_KEY), everyone))  # type: ignore[arg-type]
+    places += _nested_in_tools(root.get("tools"), ("tools",), everyone)
+    agents = root.get("agents")
+    if isinstance(agents, ObjectNode):
+        own = agents.entry(_BLOCK_KEY)
+        if own is not None:
+            places.append((own, ("agents", _BLOCK_KEY), everyone))
+        defaults = agents.get("defaults")
+        no_defaults = f"{everyone}; there is no defaults-level place"
+        if isinstance(defaults, ObjectNode):
+            here = defaults.entry(_BLOCK_KEY)
+            if here is not None:
+                places.append((here, ("agents", "defaults", _BLOCK_KEY), no_defaults))
+            tools = defaults.get("tools")
+            if isinstance(tools, ObjectNode):
+                if tools.entry(_BLOCK_KEY) is not None:
+                    path: DocPath = ("agents", "defaults", "tools", _BLOCK_KEY)
+                    places.append((tools.entry(_BLOCK_KEY), path, no_defaults))  # type: ignore[arg-type]
+                places += _nested_in_tools(tools, ("agents", "defaults", "tools"), no_defaults)
+        for agent_path, agent in _agent_objects(agents):
+            belongs = format_path((*agent_path, "tools", _BLOCK_KEY))
+            here = agent.entry(_BLOCK_KEY)
+            if here is not None:
+                places.append((here, (*agent_path, _BLOCK_KEY), belongs))
+            places += _nested_in_tools(agent.get("tools"), (*agent_path, "tools"), belongs)
+    diagnostics: list[Diagnostic] = []
+    for entry, path, belongs in places:
+        where = format_path(path)
+        message = f"misplaced loopDetection block at {where}: OpenClaw reads it only at {belongs}"
+        hint = "move its settings there; every OpenClaw release rejects it here"
+        span = entry.key.span or entry.value.span
+        diagnostics.append(
+            Diagnostic.at("LC011", "error", message, span, file=file, path=where, hint=hint)
+        )
+    return diagnostics
+
+
+def _nested_in_tools(
+    tools: Node | None, base: DocPath, belongs: str
+) -> list[tuple[Entry, DocPath, str]]:
+    """`tools.<any object>.loopDetection` (e.g. `tools.exec.loopDetection`)."""
+    if not isinstance(tools, ObjectNode):
+        return []
+    found: list[tuple[Entry, DocPath, str]] = []
+    for entry in tools.winning_entries():
+        if entry.key.name == _BLOCK_KEY or not isinstance(entry.value, ObjectNode):
+            continue
+        nested = entry.value.entry(_BLOCK_KEY)
+        if nested is not None:
+            found.append((nested, (*base, entry.key.name, _BLOCK_KEY), belongs))
+    return found
+
+
+def _agent_objects(agents: ObjectNode) -> list[tuple[DocPath, ObjectNode]]:
+    found: list[tuple[DocPath, ObjectNode]] = []
+    items = agents.get("list")
+    if isinstance(items, ArrayNode):
+        for index, item in enumerate(items.items):
+            if isinstance(item, ObjectNode):
+                found.append((("agents", "list", index), item))
+    entries = agents.get("entries")
+    if isinstance(entries, ObjectNode):
+        for entry in entries.winning_entries():
+            if isinstance(entry.value, ObjectNode):
+                found.append((("agents", "entries", entry.key.name), entry.value))
+    return found
+
+
+def _unknown_block(root: ObjectNode, target: Target, file: str) -> list[Diagnostic]:
+    """A target before the block existed (S0): each block is LC009 as a whole."""
+    first = KEY_LIFE["enabled"].first
+    diagnostics: list[Diagnostic] = []
+    for path in block_paths(root, target):
+        entry = _entry_at(root, path)
+        if entry is None:  # pragma: no cover - block_paths found it
+            continue
+        where = format_path(path)
+        message = f"{where} is not accepted by OpenClaw {target.name}: introduced in {first}"
+        hint = f"remove it, or target OpenClaw {first} or later"
+        span = entry.key.span or entry.value.span
+        diagnostics.append(
+            Diagnostic.at("LC009", "error", message, span, file=file, path=where, hint=hint)
+        )
+    return diagnostics
+
+
+# -- the target itself: LC203, LC110 and LC112 --
+
+
+def target_findings(loaded: LoadedConfig, target: Target) -> list[Diagnostic]:
+    """LC203 (the target and its source) and, without a known target, LC110 (08 §8.3)."""
+    root = loaded.root
+    if root is None:
+        return []
+    from loopcfg.source.nodes import Span as SourceSpan
+
+    start = SourceSpan(loaded.file, 1, 1, 1, 1)
+    found = [
+        Diagnostic.at("LC203", "info", f"target release: {target.describe()}", start, path=None)
+    ]
+    if not target.known:
+        lc110 = _unknown_target_warning(root, target, loaded.file)
+        if lc110 is not None:
+            found.append(lc110)
+    return found
+
+
+def _unknown_target_warning(root: ObjectNode, target: Target, file: str) -> Diagnostic | None:
+    """LC110: the written keys the newest known release rejects, with their retirement."""
+    newest = newest_release()
+    written: list[tuple[str, Entry, str]] = []  # (setting, entry, path)
+    for path in block_paths(root, target):
+        block = _at(root, path)
+        assert isinstance(block, ObjectNode)
+        for entry in block.winning_entries():
+            name = entry.key.name
+            if name in GROUPS and isinstance(entry.value, ObjectNode):
+                for leaf in entry.value.winning_entries():
+                    dotted = f"{name}.{leaf.key.name}"
+                    if dotted in KEY_LIFE and not newest.accepts(dotted):
+                        written.append((dotted, leaf, format_path((*path, name, leaf.key.name))))
+            elif name in KEY_LIFE and not newest.accepts(name):
+                written.append((name, entry, format_path((*path, name))))
+    agents = root.get("agents")
+    roster = agents.entry("list") if isinstance(agents, ObjectNode) else None
+    if not written:
+        return None  # an agents.list alone is converted on read by the newest release
+    if target.requested is None:
+        head = "no target release given (--openclaw or meta.lastTouchedVersion)"
+    else:
+        head = (
+            f"target {target.requested} is not in loopcfg's release table (newest known: "
+            f"{newest.name})"
+        )
+    by_release: dict[str, list[str]] = {}
+    for setting, _, _ in written:
+        status = key_status(setting, newest)
+        retired = status.retired_in if status is not None else None
+        names = by_release.setdefault(retired or "?", [])
+        if setting not in names:
+            names.append(setting)
+    rejects = "; ".join(
+        ", ".join(f'"{name}"' for name in names) + f" (retired in {retired})"
+        for retired, names in by_release.items()
+    )
+    parts = [f"{head}; checked as {FULL_KNOBS.releases}"]
+    if rejects:
+        parts.append(f"OpenClaw {newest.name} rejects {rejects}")
+    if roster is not None:
+        parts.append(f"OpenClaw {newest.name} expects agents.entries instead of agents.list")
+    message = "; ".join(parts)
+    hint = "name the release: --openclaw VERSION, or meta.lastTouchedVersion in the config"
+    located = [(entry.key.span or entry.value.span, path) for _, entry, path in written]
+    if roster is not None:
+        located.append((roster.key.span or roster.value.span, "agents.list"))
+    spans = sorted(
+        (item for item in located if item[0] is not None),
+        key=lambda item: item[0].start(),  # type: ignore[union-attr]
+    )
+    primary, where_first = spans[0] if spans else (None, located[0][1])
+    related = tuple(
+        Related(span, f"{where} is rejected by OpenClaw {newest.name}")
+        for span, where in spans[1:]
+        if span is not None
+    )
+    return Diagnostic.at(
+        "LC110",
+        "warning",
+        message,
+        primary,
+        file=file,
+        path=where_first,
+        hint=hint,
+        related=related,
+    )
+
+
+_MISSING_NAME = re.compile(r'Missing env var "(.*)" referenced')
+
+
+def with_missing_env(diagnostics: list[Diagnostic], target: Target) -> list[Diagnostic]:
+    """README decision 5: where the target only warns about an unset or empty `${VAR}`, LC006
+    becomes the warning LC112 with OpenClaw's own words."""
+    release = target.release
+    if release is None or release.missing_env != "warning":
+        return diagnostics
+    out: list[Diagnostic] = []
+    for diagnostic in diagnostics:
+        match = _MISSING_NAME.match(diagnostic.message) if diagnostic.code == "LC006" else None
+        if match is None:
+            out.append(diagnostic)
+            continue
+        message = (
+            f'{diagnostic.path}: Missing env var "{match.group(1)}" - feature using this value '
+            "will be unavailable"
+        )
+        out.append(
+            Diagnostic(
+                "LC112",
+                "warning",
+                message,
+                diagnostic.file,
+                diagnostic.span,
+                diagnostic.path,
+                diagnostic.hint,
+                diagnostic.agent,
+                diagnostic.related,
+            )
+        )
+    return out

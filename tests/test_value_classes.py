@@ -77,6 +77,7 @@ def test_constructors_keywords_and_defaults() -> None:
         "node",
         "id_key_span",
         "id_value_span",
+        "entry_key",
     )
     with pytest.raises(TypeError):
         Source()  # type: ignore[call-arg]
@@ -141,7 +142,7 @@ def test_reprs() -> None:
     node = ObjectNode([], None)
     assert repr(AgentEntry(1, "A", "a", node, None, SPAN)) == (
         f"AgentEntry(index=1, raw_id='A', id='a', node={node!r}, id_key_span=None,"
-        f" id_value_span={SPAN!r})"
+        f" id_value_span={SPAN!r}, entry_key=None)"
     )
 
 

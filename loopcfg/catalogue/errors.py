@@ -1,4 +1,4 @@
-"""Catalogue entries of the errors LC000-LC008 (OpenClaw would refuse the config)."""
+"""Catalogue entries of the errors LC000-LC012 (OpenClaw would refuse the config)."""
 
 from __future__ import annotations
 
@@ -152,10 +152,15 @@ ERROR_RULES: tuple[Rule, ...] = (
         "LC007",
         "malformed-agents-list",
         "error",
-        "`agents.list` malformed",
+        "the agent roster (`agents.list` or `agents.entries`) malformed",
         what=(
             "Reports an `agents.list` that is not an array, an entry of it that is not an "
-            "object, and an entry without a string `id`."
+            "object, and an entry without a string `id`. On a 2026.8.1+ target it covers "
+            "`agents.entries` with OpenClaw's own messages: not an object, no entry, an entry "
+            "that is not an object, a key that is not a valid agent id (`Invalid agent id`), two "
+            "keys that normalise to the same id, more than one `default: true`, "
+            '`agents.ownership: "explicit"` with a `default: true` marker, and several agents '
+            "with neither."
         ),
         why=(
             "OpenClaw finds an agent's override by its id in `agents.list`; it refuses a list "
@@ -178,5 +183,96 @@ ERROR_RULES: tuple[Rule, ...] = (
         why="OpenClaw's schema requires these to be objects and refuses to start otherwise.",
         example="{\n  tools: {\n    loopDetection: true,\n  },\n}\n",
         fix="{\n  tools: {\n    loopDetection: { enabled: true },\n  },\n}\n",
+    ),
+    Rule(
+        "LC009",
+        "key-not-in-target-release",
+        "error",
+        "a key the target OpenClaw release does not accept",
+        what=(
+            "Reports a key of `tools.loopDetection` (or an agent's block) that the target "
+            "release does not accept: retired there (the numeric knobs, `detectors` and "
+            "`postCompactionGuard` left in 2026.8.1) or not yet introduced (e.g. "
+            "`postCompactionGuard` before 2026.5.4). The message names the target, the key, "
+            "and either the release that retired it with the built-in value that applies, or "
+            "the first release that accepts it. Before 2026.2.17 the whole block is reported."
+        ),
+        why=(
+            "Every OpenClaw schema is strict: a key the release does not know makes it refuse "
+            "the config (exit 78 at start). `openclaw config validate` says only "
+            '"Unrecognized key"; this says why and what applies instead.'
+        ),
+        example=(
+            '{\n  meta: { lastTouchedVersion: "2026.9.6" },\n  tools: {\n    loopDetection: '
+            "{ enabled: true, historySize: 40 },\n  },\n}\n"
+        ),
+        fix=(
+            '{\n  meta: { lastTouchedVersion: "2026.9.6" },\n  tools: {\n    loopDetection: '
+            "{ enabled: true },\n  },\n}\n"
+        ),
+    ),
+    Rule(
+        "LC010",
+        "roster-of-another-release",
+        "error",
+        "the agent roster layout of another release",
+        what=(
+            "Reports `agents.entries` on a target before 2026.8.1 (those read `agents.list`), "
+            "and an `agents.list` on a 2026.8.1+ target that OpenClaw cannot convert on read: "
+            "malformed, duplicate or non-normalised ids, `agents.entries` present too, or "
+            'several agents with neither one `default: true` nor `agents.ownership: "explicit"`.'
+        ),
+        why=(
+            "OpenClaw's `agents` object is strict: the other layout is an unknown key and the "
+            "config is refused."
+        ),
+        example=(
+            '{\n  meta: { lastTouchedVersion: "2026.7.1-2" },\n  agents: {\n    entries: '
+            "{ main: {} },\n  },\n}\n"
+        ),
+        fix=(
+            '{\n  meta: { lastTouchedVersion: "2026.7.1-2" },\n  agents: {\n    list: '
+            '[{ id: "main" }],\n  },\n}\n'
+        ),
+    ),
+    Rule(
+        "LC011",
+        "misplaced-loop-detection",
+        "error",
+        "a `loopDetection` block in the wrong place",
+        what=(
+            "Reports a `loopDetection` block where OpenClaw never reads one: at the root, "
+            "under `tool`, under `tools.<anything>` (e.g. `tools.exec`), under `agents` or "
+            "`agents.defaults` (or its `tools`), an agent's own `loopDetection` outside its "
+            '`tools`, and a root key with dots such as `"tools.loopDetection"` (OpenClaw does '
+            "not expand dotted keys). The message says where the block belongs."
+        ),
+        why=(
+            "Every release rejects these places, and `openclaw doctor --fix` deletes such a "
+            "block with its `enabled: true`: the protection the user asked for is lost."
+        ),
+        example='{\n  "tools.loopDetection": { enabled: true },\n}\n',
+        fix="{\n  tools: {\n    loopDetection: { enabled: true },\n  },\n}\n",
+    ),
+    Rule(
+        "LC012",
+        "well-known-wrong-key",
+        "error",
+        "a well-known wrong key, with the intended one",
+        what=(
+            "Reports keys that no OpenClaw release ever accepted but people write: "
+            "`repeatThreshold` (from unofficial mirror docs), `detectorCooldownMs`, a flat "
+            "`windowSize`, flat `genericRepeat`/`knownPollNoProgress`/`pingPong`, and "
+            "`postCompactionGuard.enabled`. The message names the intended key, or says that "
+            "the target has none. It takes precedence over LC009 and LC003."
+        ),
+        why=(
+            'OpenClaw refuses them like any unknown key, and a plain "did you mean" cannot '
+            "point from `repeatThreshold` to `warningThreshold`."
+        ),
+        example=(
+            "{\n  tools: {\n    loopDetection: { enabled: true, repeatThreshold: 5 },\n  },\n}\n"
+        ),
+        fix="{\n  tools: {\n    loopDetection: { enabled: true, warningThreshold: 5 },\n  },\n}\n",
     ),
 )

@@ -1,4 +1,4 @@
-"""Catalogue entries of the warnings LC101-LC109 and the information codes LC201-LC202.
+"""Catalogue entries of the warnings LC101-LC112 and the information codes LC201-LC203.
 
 Each example is a whole config (JSON5) that triggers its code through the real pipeline, and
 each fix that is a config is clean of it (tests/config/test_catalogue.py runs both).
@@ -222,6 +222,76 @@ LINT_RULES: tuple[Rule, ...] = (
         fix="{\n  tools: {\n    loopDetection: { enabled: true },\n  },\n}\n",
     ),
     Rule(
+        "LC110",
+        "target-release-unknown",
+        "warning",
+        "no known target release, and keys the newest release rejects",
+        what=(
+            "Warns once per file when no target release is given (`--openclaw`, "
+            "`meta.lastTouchedVersion`) or the given one is not in loopcfg's table, and the "
+            "config writes keys that the newest known release rejects: the knobs retired in "
+            "2026.8.1, in the global block or any agent's, and `agents.list` where the newest "
+            "release expects `agents.entries`. The config is checked as the full-knob line "
+            "(2026.5.4 - 2026.7.x); the warning points at the first such key and lists the "
+            "others as related locations."
+        ),
+        why=(
+            "The same file is valid for 2026.7.x and refused by 2026.9.6 (exit 78): without "
+            "knowing the release, loopcfg cannot say which one the user runs."
+        ),
+        example="{\n  tools: {\n    loopDetection: { enabled: true, historySize: 40 },\n  },\n}\n",
+        fix=(
+            '{\n  meta: { lastTouchedVersion: "2026.7.1-2" },\n  tools: {\n    loopDetection: '
+            "{ enabled: true, historySize: 40 },\n  },\n}\n"
+        ),
+    ),
+    Rule(
+        "LC111",
+        "agents-list-converted",
+        "warning",
+        "`agents.list` that a 2026.8.1+ release converts on read",
+        what=(
+            "Warns about an `agents.list` on a 2026.8.1+ target (from 2026.7.2-beta.7) that "
+            "OpenClaw converts to `agents.entries` when it reads the config: well-formed, "
+            "normalised, unique ids, and one agent, one `default: true` or "
+            '`agents.ownership: "explicit"`. Its blocks are checked with the target\'s keys.'
+        ),
+        why=(
+            'The config is valid, but OpenClaw warns "Moved agents.list to keyed '
+            'agents.entries." on every read, and `openclaw doctor --fix` rewrites the file.'
+        ),
+        example=(
+            '{\n  meta: { lastTouchedVersion: "2026.9.6" },\n  agents: {\n    list: '
+            '[{ id: "main" }],\n  },\n}\n'
+        ),
+        fix=(
+            '{\n  meta: { lastTouchedVersion: "2026.9.6" },\n  agents: {\n    entries: '
+            "{ main: {} },\n  },\n}\n"
+        ),
+    ),
+    Rule(
+        "LC112",
+        "missing-env-var-warning",
+        "warning",
+        "`${VAR}` unset or empty where the target release only warns",
+        what=(
+            "Reports an unset or empty `${VAR}` in the parts loopcfg reads, on a target release "
+            "that accepts the config anyway and only warns (2026.7.1-2 and later of the "
+            'full-knob line). The message is OpenClaw\'s: `<path>: Missing env var "NAME" - '
+            "feature using this value will be unavailable`. Where the target refuses the "
+            "config, the same finding is the error LC006."
+        ),
+        why=(
+            "The value is missing at run time: the feature that reads it does not work, "
+            "though OpenClaw starts."
+        ),
+        example=(
+            '{\n  meta: { lastTouchedVersion: "2026.7.1-2" },\n  agents: {\n    list: '
+            '[{ id: "${AGENT_ID}" }],\n  },\n}\n'
+        ),
+        fix="Set the variable in the environment, or pass a file with it: `--env-file FILE`.",
+    ),
+    Rule(
         "LC201",
         "enabled-false-disables-guard",
         "info",
@@ -260,5 +330,22 @@ LINT_RULES: tuple[Rule, ...] = (
             "{\n  tools: { loopDetection: { enabled: true, historySize: 40 } },\n  agents: {\n"
             '    list: [{ id: "main" }],\n  },\n}\n'
         ),
+    ),
+    Rule(
+        "LC203",
+        "target-release",
+        "info",
+        "the target release, where it came from and its line",
+        what=(
+            "Says which OpenClaw release the config is checked for, where that came from "
+            "(`--openclaw`, `meta.lastTouchedVersion`, or none) and its release line. Shown "
+            "with --verbose."
+        ),
+        why=(
+            "What a config may contain depends on the release; a surprising finding is often "
+            "explained by a target the user did not expect (an old `meta.lastTouchedVersion`)."
+        ),
+        example='{\n  meta: { lastTouchedVersion: "2026.9.6" },\n}\n',
+        fix="Nothing to fix; name another release with `--openclaw VERSION` to check for it.",
     ),
 )

@@ -1,28 +1,36 @@
 """`loopcfg resolve`: the settings an agent really runs with, and where each comes from.
 
 Loaded only when the command is named (or `loopcfg --help` lists it): see `LazyGroup` in
-loopcfg/cli.py, which wires it in.
+loopcfg/cli.py, which wires it in. The library resolves (`loopcfg.resolve.resolve_config`); this
+module refuses invalid configs with validate's lines and hands the result to a renderer, so the
+library never imports a renderer.
 """
 
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING, NamedTuple
 
 import click
 
 from loopcfg.commandline import (
-    LOOKUP,
     OneLineUsage,
+    discovered_config,
     environment_or_exit,
     max_bytes_option,
-    usage_exit,
+    openclaw_option,
+    profile_option,
 )
+
+if TYPE_CHECKING:
+    from loopcfg.config import LoadedConfig
 
 
 @click.command("resolve", cls=OneLineUsage)
+@click.argument("file", required=False)
 @click.option("--config", "config", help="Config file (default: the usual lookup, see docs).")
 @click.option("--agent", "agent", help="Agent id (normalised as OpenClaw does).")
-@click.option("--all", "every", is_flag=True, help="Resolve every agent of agents.list.")
+@click.option("--all", "every", is_flag=True, help="Resolve every agent of the roster.")
 @click.option("--explain", is_flag=True, help="A table: setting, value, source, location.")
 @click.option(
     "--format",
@@ -31,12 +39,16 @@ from loopcfg.commandline import (
     default="json5",
     show_default=True,
 )
-@click.option("--strict", is_flag=True, help="Exit 1 when the agent is not in agents.list.")
+@click.option("--strict", is_flag=True, help="Exit 1 when the agent is not in the roster.")
 @click.option("--env-file", "env_file", help="dotenv file with ${VAR} values (env wins).")
 @click.option("--input-format", type=click.Choice(["json5", "json", "yaml"]), default=None)
 @click.option("--stdin-filename", default=None, help="Name shown for a config read from -.")
+@openclaw_option()
+@profile_option()
+@click.option("--verbose", is_flag=True, help="Name the config file used and the target.")
 @max_bytes_option("config file")
 def resolve_command(
+    file: str | None,
     config: str | None,
     agent: str | None,
     every: bool,
@@ -46,28 +58,35 @@ def resolve_command(
     env_file: str | None,
     input_format: str | None,
     stdin_filename: str | None,
+    openclaw: str | None,
+    profile: str | None,
+    verbose: bool,
     max_bytes: int,
 ) -> None:
     """Print the settings an agent really runs with, and where each value comes from.
 
+    FILE (or --config, not both) is the config; without either, the file OpenClaw would read.
+    On a 2026.8.1+ target agents come from agents.entries and the retired knobs show their
+    built-in values (source "builtin").
+
     \b
     Examples:
-      loopcfg resolve --agent safe-runner
+      loopcfg resolve openclaw.json5 --agent safe-runner
       loopcfg resolve --agent safe-runner --explain
-      loopcfg resolve --all --format json
+      loopcfg resolve --all --format json --openclaw 2026.9.6
     """
     from loopcfg.config import load_config
-    from loopcfg.resolve import default_config_path, run_resolve
 
+    if file is not None and config is not None:
+        raise click.UsageError("name the config once: FILE or --config, not both")
     if every and agent is not None:
         raise click.UsageError("--agent and --all exclude each other")
     if explain and output_format != "json5":
         raise click.UsageError(
             "--explain prints a table; it cannot be combined with --format json or yaml"
         )
-    path = config or default_config_path()
-    if path is None:
-        usage_exit(f"loopcfg resolve: error: no config found ({LOOKUP}); name one with --config")
+    missing = "no config found (LOOKUP); name one with FILE or --config"
+    path = file or config or discovered_config("resolve", profile, verbose, missing=missing)
     env = environment_or_exit(env_file)
     loaded = load_config(
         path,
@@ -82,8 +101,72 @@ def resolve_command(
         every=every,
         output_format="explain" if explain else output_format,
         strict=strict,
+        openclaw=openclaw,
+        verbose=verbose,
     )
     for line in outcome.stderr:
         click.echo(line, err=True)
     click.echo(outcome.stdout, nl=False)
     sys.exit(outcome.exit_code)
+
+
+class ResolveOutcome(NamedTuple):
+    """What the command prints and its exit code."""
+
+    stdout: str
+    stderr: tuple[str, ...]
+    exit_code: int
+
+
+def run_resolve(
+    loaded: LoadedConfig,
+    *,
+    agent: str | None,
+    every: bool,
+    output_format: str,
+    strict: bool,
+    openclaw: str | None = None,
+    verbose: bool = False,
+) -> ResolveOutcome:
+    """Refuse invalid configs (exit 1; exit 2 when unreadable), else resolve and render.
+
+    A refusal prints the errors exactly as `validate` prints them (the same renderer).
+    """
+    from loopcfg.render import printable
+    from loopcfg.render.diagnostics import diagnostic_line
+    from loopcfg.render.resolve import render
+    from loopcfg.resolve import agent_settings, config_errors, resolve_config
+    from loopcfg.validate import config_target
+
+    errors = config_errors(loaded, openclaw)
+    if errors:
+        unreadable = any(d.code == "LC000" for d in errors)
+        return ResolveOutcome("", tuple(diagnostic_line(d) for d in errors), 2 if unreadable else 1)
+    target = config_target(loaded, openclaw)
+    notes: list[str] = []
+    if verbose:
+        notes.append(printable(f"{loaded.file}: target release: {target.describe()}"))
+    resolved = resolve_config(loaded.root, target)
+    if every:
+        settings = [scope.settings for scope in resolved.agents]
+        return ResolveOutcome(render(settings, output_format, every=True), tuple(notes), 0)
+    one = agent_settings(resolved, agent)
+    code = 0
+    if agent is not None and not one.found:
+        # The id comes straight from the command line: one printable line whatever it holds.
+        notes.append(printable(_unknown_agent_note(loaded, agent, resolved.target.line.roster)))
+        code = 1 if strict else 0
+    return ResolveOutcome(render([one], output_format, every=False), tuple(notes), code)
+
+
+def _unknown_agent_note(loaded: LoadedConfig, agent: str, roster: str) -> str:
+    from loopcfg.resolve import normalize_agent_id, suggest_agents
+
+    wanted = normalize_agent_id(agent)
+    shown = f'"{agent}"' if wanted == agent else f'"{agent}" (normalised: "{wanted}")'
+    where = "agents.entries" if roster == "entries" else "agents.list"
+    note = f"{loaded.file}: agent {shown} is not in {where}; showing the global block alone"
+    close = suggest_agents(loaded, agent)
+    if close:
+        note += " (did you mean " + " or ".join(close) + "?)"
+    return note

@@ -1,4 +1,4 @@
-"""`loopcfg schema`: print or write the JSON Schema.
+"""`loopcfg schema`: print or write the JSON Schema of a release line.
 
 Loaded only when the command is named (or `loopcfg --help` lists it): see `LazyGroup` in
 loopcfg/cli.py, which wires it in.
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import click
 
-from loopcfg.commandline import OneLineUsage, usage_exit
+from loopcfg.commandline import OneLineUsage, openclaw_option, usage_exit
 
 
 @click.command("schema", cls=OneLineUsage)
@@ -19,17 +19,35 @@ from loopcfg.commandline import OneLineUsage, usage_exit
     help="Write the schema to FILE instead of stdout.",
 )
 @click.option("--block-only", is_flag=True, help="Only the tools.loopDetection block's schema.")
-def schema_command(out: str | None, block_only: bool) -> None:
+@openclaw_option()
+def schema_command(out: str | None, block_only: bool, openclaw: str | None) -> None:
     """Print the JSON Schema (draft-07) for editors and other validators.
+
+    Without --openclaw: the full-knob line (2026.5.4 - 2026.7.x), whose keys retired in
+    2026.8.1 carry a deprecation message. Each line's schema is also in schema/.
 
     \b
     Examples:
       loopcfg schema --out schema/openclaw-loopdetection.schema.json
+      loopcfg schema --openclaw 2026.9.6
       loopcfg schema --block-only
     """
+    from loopcfg.keys import DEFAULT_LINE
+    from loopcfg.releases import choose_target
     from loopcfg.schema import block_schema, build_schema, dump_schema
 
-    text = dump_schema(block_schema() if block_only else build_schema())
+    line = DEFAULT_LINE
+    if openclaw is not None:
+        target = choose_target(openclaw)
+        if target.release is None:
+            usage_exit(f"loopcfg schema: error: --openclaw {target.describe()}")
+        line = target.line.id
+        if target.line.schema_file is None:
+            usage_exit(
+                f"loopcfg schema: error: OpenClaw {target.name} has no tools.loopDetection "
+                "block (it arrived in 2026.2.17)"
+            )
+    text = dump_schema(block_schema(line) if block_only else build_schema(line))
     if out is None:
         click.echo(text, nl=False)
         return

@@ -45,7 +45,9 @@ def run_replay(command: CommandOptions) -> tuple[str, list[str], int]:
         line = f"loopcfg replay: error: {error} (see loopcfg replay --help)"
         return "", [*notes, line], EXIT_USAGE
     except ConfigRefused as refused:
-        return "", [*notes, *refused.lines], EXIT_USAGE
+        from loopcfg.render.diagnostics import diagnostic_line
+
+        return "", [*notes, *(diagnostic_line(d) for d in refused.diagnostics)], EXIT_USAGE
     files = collect_inputs(command.paths, glob=command.glob, include_bak=command.include_bak)
     if not files:
         # Name where it looked and for what: a folder of *.log files is not a bug of loopcfg.

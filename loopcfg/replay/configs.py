@@ -10,19 +10,23 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from loopcfg.keys import SETTINGS
 from loopcfg.settings import EffectiveSettings, settings_from_block
 from loopcfg.source import DEFAULT_MAX_BYTES
 
+if TYPE_CHECKING:
+    from loopcfg.diagnostics import Diagnostic
+
 
 class ConfigRefused(Exception):
-    """The config cannot be used: `lines` say why (validate's own lines); exit 2."""
+    """The config cannot be used: `diagnostics` say why (the command prints them as validate's
+    own lines; the library imports no renderer); exit 2."""
 
-    def __init__(self, lines: list[str]) -> None:
-        super().__init__(lines[0] if lines else "invalid config")
-        self.lines = lines
+    def __init__(self, diagnostics: list[Diagnostic]) -> None:
+        super().__init__(diagnostics[0].message if diagnostics else "invalid config")
+        self.diagnostics = diagnostics
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,13 +64,12 @@ def load_table(
         unused = f"loopcfg replay: no --config, so --agent {agent} changes nothing"
         return defaults_table(agent), [unused] if agent else []
     from loopcfg.config import load_config
-    from loopcfg.render.diagnostics import diagnostic_line
     from loopcfg.resolve import config_errors, resolve_agent, resolve_all
 
     loaded = load_config(config, max_bytes=max_bytes)
     errors = config_errors(loaded)
     if errors:
-        raise ConfigRefused([diagnostic_line(d) for d in errors])
+        raise ConfigRefused(errors)
     global_settings = resolve_agent(loaded, None)
     base = resolve_agent(loaded, agent) if agent is not None else global_settings
     agents = {s.agent: s for s in resolve_all(loaded) if s.agent is not None}

@@ -33,6 +33,9 @@ CASES_DIR = Path(__file__).parent / "cases"
 CLEAN_ENV: dict[str, str | None] = {
     "NO_COLOR": None,
     "OPENCLAW_CONFIG_PATH": None,
+    "OPENCLAW_STATE_DIR": None,
+    "OPENCLAW_HOME": None,
+    "AGENT_ID": None,
     "OPENCLAW_AGENT_ID": None,
     "RUNNER_ID": None,
     "LOOP_PROFILE": None,
@@ -56,6 +59,10 @@ CASES: dict[str, Case] = {
     "LC006": Case(("openclaw.json5", "--env-file", "loopcfg.env"), 1),
     "LC007": Case(_FILE, 1),
     "LC008": Case(_FILE, 1),
+    "LC009": Case(_FILE, 1),
+    "LC010": Case(_FILE, 1),
+    "LC011": Case(_FILE, 1),
+    "LC012": Case(_FILE, 1),
     "LC101": Case(_FILE, 0),
     "LC102": Case(_FILE, 0),
     "LC103": Case(_FILE, 0),
@@ -65,8 +72,12 @@ CASES: dict[str, Case] = {
     "LC107": Case(_FILE, 0),
     "LC108": Case(_FILE, 0),
     "LC109": Case(_FILE, 0),
+    "LC110": Case(_FILE, 0),
+    "LC111": Case(_FILE, 0),
+    "LC112": Case(("openclaw.json5", "--env-file", "loopcfg.env"), 0),
     "LC201": Case(("openclaw.json5", "--verbose"), 0),
     "LC202": Case(("openclaw.json5", "--verbose"), 0),
+    "LC203": Case(("openclaw.json5", "--verbose"), 0),
 }
 
 # Codes whose SARIF and GitHub output is kept too: an error with a related location, a file

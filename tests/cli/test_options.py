@@ -305,7 +305,7 @@ def test_resolve_and_replay_take_max_bytes_too(config: Path, args: tuple[str, ..
 @pytest.mark.parametrize(
     ("args", "words"),
     [
-        (("--select", "LC999"), ("--select LC999: no diagnostic code", "did you mean LC109?")),
+        (("--select", "LC999"), ("--select LC999: no diagnostic code", "did you mean LC109")),
         (("--select", "lc1,LX"), ("--select LX: no diagnostic code",)),
         (("--ignore", "102"), ("--ignore 102: no diagnostic code", "did you mean LC102")),
     ],

@@ -16,8 +16,18 @@ def run(*args: str) -> tuple[int, str]:
     return result.exit_code, result.output
 
 
-def test_bundled_example_is_clean() -> None:
+def test_bundled_example_is_clean_but_warns_without_a_target() -> None:
+    """No target (08 §8.3): checked as 2026.5.4 - 2026.7.x, valid, and one LC110 warning."""
     code, output = run(str(EXAMPLES / "openclaw.json5"))
+    assert code == 0
+    assert [line.split(": ")[1].split()[0] for line in output.splitlines()[:-1]] == ["LC110"]
+    assert output.splitlines()[-1] == "Found 0 errors and 1 warning in 1 file."
+
+
+def test_bundled_examples_for_their_own_release_are_clean() -> None:
+    code, output = run(str(EXAMPLES / "openclaw.json5"), "--openclaw", "2026.7.1-2")
+    assert (code, output) == (0, "All checks passed (1 file).\n")
+    code, output = run(str(EXAMPLES / "openclaw-2026.9.json5"))
     assert (code, output) == (0, "All checks passed (1 file).\n")
 
 
@@ -29,9 +39,13 @@ def test_errors_are_one_line_each_with_hint_and_summary(tmp_path: Path) -> None:
     assert output.splitlines() == [
         f'{config}:2:3: LC003 error: unknown key "warningThreshhold" in tools.loopDetection '
         '(did you mean "warningThreshold"?)',
+        f"{config}:3:3: LC110 warning: no target release given (--openclaw or "
+        "meta.lastTouchedVersion); checked as 2026.5.4 – 2026.7.x; OpenClaw 2026.9.6 rejects "
+        '"historySize" (retired in 2026.8.1) (name the release: --openclaw VERSION, or '
+        "meta.lastTouchedVersion in the config)",
         f"{config}:3:16: LC002 error: historySize in tools.loopDetection must be a positive "
         "integer, got 0 (the smallest value is 1)",
-        "Found 2 errors and 0 warnings in 1 file.",
+        "Found 2 errors and 1 warning in 1 file.",
     ]
 
 
@@ -58,7 +72,9 @@ def test_json_shape(tmp_path: Path) -> None:
     assert document["version"] == 1 and document["summary"]["errors"] == 1
     (entry,) = document["files"]
     assert entry["valid"] is False
-    (diagnostic,) = entry["diagnostics"]
+    # The other one is LC110: no target release, and historySize is retired in 2026.9.6.
+    assert sorted(d["code"] for d in entry["diagnostics"]) == ["LC002", "LC110"]
+    (diagnostic,) = [d for d in entry["diagnostics"] if d["code"] == "LC002"]
     assert diagnostic["code"] == "LC002" and diagnostic["line"] == 1
     assert set(diagnostic) == {
         "code",

@@ -20,7 +20,7 @@ from loopcfg.validate import validate_config
 from tests.conftest import REPO
 
 Write = Callable[[str, str], Path]
-CODES = [f"LC00{n}" for n in range(1, 9)]
+CODES = [f"LC00{n}" for n in range(1, 10)] + ["LC010", "LC011", "LC012"]
 
 
 def _codes(path: Path) -> set[str]:
@@ -50,11 +50,18 @@ def test_lc000_entry_is_documented() -> None:
 
 # 03's tables, as the spec writes them: code -> severity.
 SPEC_SEVERITIES = {
-    **{f"LC00{n}": "error" for n in range(9)},
+    **{f"LC00{n}": "error" for n in range(10)},
+    **{f"LC01{n}": "error" for n in range(3)},
     **{f"LC10{n}": "warning" for n in range(1, 10)},
+    **{f"LC11{n}": "warning" for n in range(3)},
     "LC201": "info",
     "LC202": "info",
+    "LC203": "info",
 }
+# Findings about the target release itself: LC203 is on every verbose run, and LC110 on every
+# config without a target that writes a knob; an example is judged without them unless it is
+# theirs.
+TARGET_CODES = ("LC110", "LC203")
 LINT_CODES = [code for code in SPEC_SEVERITIES if code >= "LC1"]
 
 
@@ -74,16 +81,17 @@ def test_every_entry_has_what_why_example_and_fix(code: str) -> None:
     assert len({r.name for r in RULES.values()}) == len(RULES)
 
 
-def _reported(path: Path) -> list[str]:
+def _reported(path: Path, code: str) -> list[str]:
     report = check_file(str(path), CheckOptions(verbose=True, env={}))
-    return [d.code for d in report.diagnostics]
+    return [d.code for d in report.diagnostics if d.code == code or d.code not in TARGET_CODES]
 
 
 @pytest.mark.parametrize("code", LINT_CODES)
 def test_lint_example_triggers_its_code_and_its_fix_is_clean(code: str, write: Write) -> None:
     rule = RULES[code]
-    assert code in _reported(write("example.json5", rule.example))
-    assert _reported(write("fixed.json5", rule.fix)) == []
+    assert code in _reported(write("example.json5", rule.example), code)
+    if rule.fix.lstrip().startswith("{"):
+        assert _reported(write("fixed.json5", rule.fix), code) == []
 
 
 def _explain(*args: str) -> tuple[int, str, str]:
@@ -126,7 +134,7 @@ def test_explain_unknown_code_suggests_and_exits_2() -> None:
     exit_code, stdout, stderr = _explain("LC12")
     assert (exit_code, stdout) == (2, "")
     assert stderr == (
-        "loopcfg explain: error: unknown code 'LC12' (did you mean LC102 or LC202 or LC201?); "
+        "loopcfg explain: error: unknown code 'LC12' (did you mean LC112 or LC102 or LC012?); "
         "`loopcfg explain` lists all\n"
     )
 

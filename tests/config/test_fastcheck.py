@@ -5,19 +5,21 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft7Validator
 
-from loopcfg.fastcheck import generated_source, is_valid, module_path
+from loopcfg.fastcheck import COMPILED_LINES, generated_source, is_valid, module_path
 from loopcfg.keys import SETTINGS
 from loopcfg.schema import build_schema
 
 
-def test_the_generated_module_has_not_drifted_from_the_schema() -> None:
-    assert module_path("S2").read_text(encoding="utf-8") == generated_source(
-        "S2", build_schema()
-    ), "loopcfg/_fastschema_s2.py drifted: `python -m loopcfg.fastcheck --generate`"
+@pytest.mark.parametrize("line", COMPILED_LINES)
+def test_the_generated_module_has_not_drifted_from_the_schema(line: str) -> None:
+    assert module_path(line).read_text(encoding="utf-8") == generated_source(
+        line, build_schema(line)
+    ), f"{module_path(line).name} drifted: `python -m loopcfg.fastcheck --generate`"
 
 
 def test_a_line_without_a_compiled_check_answers_none() -> None:
@@ -84,3 +86,35 @@ configs = st.fixed_dictionaries(
 def test_compiled_check_and_jsonschema_always_agree(config: dict[str, Any]) -> None:
     jsonschema_valid = not any(True for _ in Draft7Validator(build_schema()).iter_errors(config))
     assert is_valid(config) is jsonschema_valid
+
+
+entries = st.dictionaries(
+    st.sampled_from(["main", "ops", "-bad", "Ops", "$include"]),
+    st.one_of(st.fixed_dictionaries({}, optional={"tools": tools, "default": SCALARS}), SCALARS),
+    max_size=3,
+)
+configs_2026_8 = st.fixed_dictionaries(
+    {},
+    optional={
+        "tools": tools,
+        "agents": st.one_of(
+            st.fixed_dictionaries(
+                {},
+                optional={
+                    "entries": st.one_of(entries, values(1)),
+                    "ownership": st.sampled_from(["explicit", "other", 1]),
+                    "list": values(1),
+                },
+            ),
+            SCALARS,
+        ),
+    },
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(configs_2026_8)
+def test_compiled_check_of_the_2026_8_line_agrees_with_jsonschema(config: dict[str, Any]) -> None:
+    schema = build_schema("S3")
+    jsonschema_valid = not any(True for _ in Draft7Validator(schema).iter_errors(config))
+    assert is_valid(config, "S3") is jsonschema_valid

@@ -18,13 +18,16 @@ from jsonschema import Draft7Validator
 
 from loopcfg.cli import cli
 from loopcfg.keys import GROUPS, SETTINGS, THRESHOLD_ORDER
-from loopcfg.schema import block_schema, build_schema, dump_schema
+from loopcfg.releases import LINES, MAX_SAFE_INTEGER
+from loopcfg.schema import block_schema, build_schema, dump_schema, schema_files
 from tests.conftest import EXAMPLES, REPO
 
-EXPORTED = {
-    "openclaw-loopdetection.schema.json": build_schema,
-    "openclaw-loopdetection-block.schema.json": block_schema,
+# One file per distinct key set and roster layout: the release table's `schema_file` column.
+EXPORTED: dict[str, Any] = {
+    path.removeprefix("schema/"): (lambda line=line: build_schema(line))
+    for path, line in schema_files().items()
 }
+EXPORTED["openclaw-loopdetection-block.schema.json"] = block_schema
 _FENCE = re.compile(r"^```(?P<info>[^\n]*)\n(?P<body>.*?)^```", re.M | re.S)
 
 
@@ -39,6 +42,9 @@ def test_exported_schema_matches_the_generator(name: str) -> None:
     if _update_golden():
         target.write_text(expected, encoding="utf-8")
     flag = " --block-only" if "block" in name else ""
+    line = schema_files().get(f"schema/{name}")
+    if line is not None and name != "openclaw-loopdetection.schema.json":
+        flag += f" --openclaw {next(li.first for li in LINES if li.id == line)}"
     assert target.read_text(encoding="utf-8") == expected, (
         f"schema/{name} drifted from loopcfg/keys.py; regenerate it with "
         f"`loopcfg schema{flag} --out schema/{name}` (or LOOPCFG_UPDATE_GOLDEN=1)"
@@ -228,3 +234,55 @@ def test_the_cli_does_not_import_jsonschema_until_it_validates() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO
     )
     assert result.stdout.strip() == "[]"
+
+
+def test_every_line_with_the_block_has_its_schema_file() -> None:
+    files = schema_files()
+    assert sorted(files) == sorted(
+        {line.schema_file for line in LINES if line.schema_file is not None}
+    )
+    for path in files:
+        assert (REPO / path).is_file(), path
+
+
+@pytest.mark.parametrize("line", ["S1", "S1u", "S2"])
+def test_integers_are_bounded_by_the_safe_integer_range(line: str) -> None:
+    block = build_schema(line)["definitions"]["loopDetection"]
+    assert block["properties"]["historySize"]["maximum"] == MAX_SAFE_INTEGER == 2**53 - 1
+    validator = Draft7Validator(block_schema(line))
+    assert list(validator.iter_errors({"historySize": 2**53 - 1})) == []
+    assert len(list(validator.iter_errors({"historySize": 2**53}))) == 1
+
+
+def test_retired_keys_carry_a_deprecation_message_naming_the_release() -> None:
+    block = build_schema("S2")["definitions"]["loopDetection"]["properties"]
+    for name in ("historySize", "warningThreshold", "detectors", "postCompactionGuard"):
+        assert "Retired in OpenClaw 2026.8.1" in block[name]["deprecationMessage"], name
+        assert "2026.8.1" in block[name]["markdownDeprecationMessage"], name
+    assert "deprecationMessage" not in block["enabled"]
+
+
+def test_the_2026_8_schema_has_only_enabled_and_keyed_entries() -> None:
+    schema = build_schema("S3")
+    assert set(schema["definitions"]["loopDetection"]["properties"]) == {"enabled", "$include"}
+    agents = schema["properties"]["agents"]["properties"]
+    assert "entries" in agents and "list" not in agents
+    validator = Draft7Validator(schema)
+    assert list(validator.iter_errors({"agents": {"entries": {"main": {}}}})) == []
+    assert list(validator.iter_errors({"agents": {"entries": {"-x": {}}}}))
+    assert list(validator.iter_errors({"tools": {"loopDetection": {"historySize": 3}}}))
+
+
+def test_cli_prints_each_lines_schema() -> None:
+    runner = CliRunner()
+    for option, path in (
+        ("2026.9.6", "schema/openclaw-loopdetection-s3.schema.json"),
+        ("2026.4.12", "schema/openclaw-loopdetection-s1.schema.json"),
+        ("latest", "schema/openclaw-loopdetection-s3.schema.json"),
+    ):
+        printed = runner.invoke(cli, ["schema", "--openclaw", option])
+        assert printed.exit_code == 0, printed.output
+        assert printed.output == (REPO / path).read_text(encoding="utf-8"), option
+    unknown = runner.invoke(cli, ["schema", "--openclaw", "2026.12.1"])
+    assert unknown.exit_code == 2
+    assert "not in loopcfg's release table" in unknown.stderr

@@ -94,7 +94,7 @@ def test_one_point_zero_is_an_integer() -> None:
         ("warningThreshhold", "warningThreshold"),
         ("WARNING_THRESHOLD", "warningThreshold"),
         ("criticalTreshold", "criticalThreshold"),
-        ("pingPong", "detectors.pingPong"),
+        ("pingpong", "detectors.pingPong"),  # `pingPong` itself is a well-known key: LC012
         ("detector", "detectors"),
         ("zzz", None),
     ],
@@ -290,13 +290,14 @@ def test_check_validates_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
     runs: list[str] = []
     real = validate.validate_config
 
-    def counting(loaded: Any) -> list[Diagnostic]:
+    def counting(loaded: Any, target: Any = None) -> list[Diagnostic]:
         runs.append(loaded.file)
-        return real(loaded)
+        return real(loaded, target)
 
     monkeypatch.setattr(validate, "validate_config", counting)
     config = tmp_path / "openclaw.json5"
     config.write_text("{ tools: { loopDetection: { historySize: 0, pingpong: true } } }\n")
     report = check_file(str(config))
-    assert [d.code for d in report.diagnostics] == ["LC002", "LC003"]
+    # LC110: no target release, and historySize is retired in the newest one.
+    assert [d.code for d in report.diagnostics] == ["LC110", "LC002", "LC003"]
     assert runs == [str(config)]

@@ -132,8 +132,13 @@ def test_lc101_not_when_the_merge_keeps_the_order(linter: Linter) -> None:
 
 
 def test_lc101_not_for_an_order_broken_inside_one_block(linter: Linter) -> None:
-    # That is LC004, an error: OpenClaw refuses the file and the merged lints do not run.
-    assert linter.codes(config(lines(warningThreshold=20, criticalThreshold=20))) == ["LC004"]
+    # That is LC004, an error: OpenClaw refuses the file and the threshold lints do not run.
+    # LC103 reads only `enabled`, so it still says both thresholds have no effect (03, last
+    # paragraph: errors hide only the lints that read the broken value).
+    codes = linter.codes(config(lines(warningThreshold=20, criticalThreshold=20)))
+    assert sorted(codes) == ["LC004", "LC103", "LC103"]
+    enabled = lines(enabled=True, warningThreshold=20, criticalThreshold=20)
+    assert linter.codes(config(enabled)) == ["LC004"]
 
 
 # -- LC102: unreachable thresholds --
