@@ -330,21 +330,13 @@ def target_line(loaded: LoadedConfig, option: str | None) -> str:
     return choose_target(option, written).line.id
 
 
-def findings(loaded: LoadedConfig) -> list[Diagnostic]:
-    """What `validate` reports for a loaded config (suppressions honoured, infos left out)."""
+def findings(loaded: LoadedConfig, openclaw: str | None = None) -> list[Diagnostic]:
+    """What `validate` reports for a loaded config and its target (suppressions honoured,
+    infos left out): the same pipeline, `check.loaded_findings`."""
+    from loopcfg.check import CheckOptions, loaded_findings
     from loopcfg.diagnostics import sort_diagnostics
-    from loopcfg.lint import lint_config
-    from loopcfg.suppress import apply_suppressions
-    from loopcfg.suppress import select as select_codes
-    from loopcfg.validate import validate_config
 
-    found = list(loaded.diagnostics)
-    if loaded.root is not None:
-        validation = validate_config(loaded)
-        found += validation
-        found += lint_config(loaded, validation)
-    found = apply_suppressions(found, loaded.documents)
-    return sort_diagnostics(select_codes(found, verbose=False))
+    return sort_diagnostics(loaded_findings(loaded, CheckOptions(openclaw=openclaw)))
 
 
 _ROUNDS = 5  # a fix can uncover another (a typo'd key holding a quoted number): fix again
@@ -365,7 +357,7 @@ def fix_config(
     """
     from loopcfg.source import unsaved_texts
 
-    found = _chosen(findings(loaded), select)
+    found = _chosen(findings(loaded, openclaw), select)
     line_id = target_line(loaded, openclaw)
     plan = plan_fixes(loaded, found[1], line_id=line_id)
     originals = {name: doc.text for name, doc in loaded.documents.items()}
@@ -375,7 +367,7 @@ def fix_config(
         assert reload is not None
         with unsaved_texts({name: after for name, (_, after) in texts.items()}):
             again = reload()
-        every, chosen = _chosen(findings(again), select)
+        every, chosen = _chosen(findings(again, openclaw), select)
         more = plan_fixes(again, chosen, line_id=line_id)
         remaining = tuple(d for d in every if d not in {fix.diagnostic for fix in more.fixes})
         if not more.texts:

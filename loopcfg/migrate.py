@@ -365,6 +365,10 @@ def _move_roster_to_entries(plan: _Plan, root: ObjectNode) -> None:
         taken.add(key)
         keys.append(key)
     agents_path = _doc_path(plan, agents)
+    if all(key is None for key in keys):  # S3 refuses an empty agents.entries: no roster at all
+        plan.deleted.add(list_entry.key.span)
+        plan.note("agents.list", "Removed agents.list: it holds no agent entry.")
+        return
     plan.add(file, ListToEntries((*agents_path, "list"), tuple(keys)))
     plan.note("agents.list", "Moved agents.list → keyed agents.entries.")
     kept = [item for item, key in zip(roster.items, keys, strict=True) if key is not None]

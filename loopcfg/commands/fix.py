@@ -100,7 +100,9 @@ def fix_command(
                     write_atomic(name, after, within=top)
             except (EditError, OSError) as error:
                 usage_exit(f"loopcfg fix: error: {error}")
-            remaining = fix_config(reload()).found  # validated again, from the written files
+            remaining = fix_config(
+                reload(), openclaw=openclaw
+            ).found  # validated again, from the written files
         fixed_total += len(result.plan.fixes)
         out += diagnostic_lines(remaining)
         if any(d.severity == "error" for d in remaining):

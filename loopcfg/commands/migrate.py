@@ -78,7 +78,7 @@ def migrate_command(
         path = str(found)
     env = environment_or_exit(env_file)
     loaded = load_config(path, env=env, max_bytes=max_bytes)
-    diagnostics = findings(loaded)
+    diagnostics = findings(loaded, openclaw)
     if any(d.code == "LC000" for d in diagnostics):
         from loopcfg.render.diagnostics import diagnostic_line
 

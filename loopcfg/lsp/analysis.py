@@ -32,11 +32,11 @@ class Checked(NamedTuple):
         return self.loaded.documents.get(name) if name is not None else None
 
 
-def check(path: str, buffers: Mapping[str, str]) -> Checked:
+def check(path: str, buffers: Mapping[str, str], openclaw: str | None = None) -> Checked:
     """`validate`'s findings for the config at `path`, reading open buffers instead of disk."""
     with unsaved_texts(buffers):
         loaded = load_config(path)
-        found = findings(loaded)
+        found = findings(loaded, openclaw)
     names = set(loaded.documents) | {loaded.file}
     files = {os.path.realpath(name): name for name in names}
     return Checked(path, loaded, found, files)

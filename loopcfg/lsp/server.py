@@ -74,7 +74,7 @@ class LoopcfgServer(LanguageServer):
     def check_top(self, top: str) -> None:
         if not os.path.exists(top) and top not in self.buffers():
             return
-        checked = analysis.check(top, self.buffers())
+        checked = analysis.check(top, self.buffers(), self.openclaw)
         self.checked[top] = checked
         # An open file that this config includes is checked in its context from now on.
         for real in checked.files:
