@@ -67,9 +67,13 @@ def generated_config(rng: random.Random, index: int) -> str:
         ["main", "ops", "Ops Team", "research", "night-shift", "main"], rng.randint(1, 4)
     )
     if rng.random() < 0.25:  # an S3 roster, to migrate down
+
+        def entry(key: str) -> str:
+            flag = rng.choice(["true", "false"])
+            return f'    "{key}": {{ tools: {{ loopDetection: {{ enabled: {flag} }} }} }}'
+
         entries = ",\n".join(
-            f'    "{i}": {{ tools: {{ loopDetection: {{ enabled: {rng.choice(["true", "false"])} }} }} }}'
-            for i in dict.fromkeys(x.lower().replace(" ", "-") for x in ids)
+            entry(i) for i in dict.fromkeys(x.lower().replace(" ", "-") for x in ids)
         )
         ownership = '    ownership: "explicit",\n' if entries.count("\n") else ""
         roster = (
