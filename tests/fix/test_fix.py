@@ -43,7 +43,13 @@ def cases(tmp_path: Path) -> Path:
 
 @pytest.mark.parametrize(
     ("name", "exit_code"),
-    [("mixed.json5", 0), ("unsafe.json5", 1), ("included.json5", 0), ("config.yaml", 0)],
+    [
+        ("mixed.json5", 0),
+        ("unsafe.json5", 1),
+        ("included.json5", 0),
+        ("config.yaml", 0),
+        ("wrong-keys.json5", 1),
+    ],
 )
 def test_fix_diff_golden(cases: Path, name: str, exit_code: int) -> None:
     before = {p.name: p.read_bytes() for p in cases.iterdir()}
@@ -53,7 +59,9 @@ def test_fix_diff_golden(cases: Path, name: str, exit_code: int) -> None:
     assert {p.name: p.read_bytes() for p in cases.iterdir()} == before  # a diff writes nothing
 
 
-@pytest.mark.parametrize("name", ["mixed.json5", "unsafe.json5", "included.json5", "config.yaml"])
+@pytest.mark.parametrize(
+    "name", ["mixed.json5", "unsafe.json5", "included.json5", "config.yaml", "wrong-keys.json5"]
+)
 def test_fix_write_then_nothing_left_to_fix(cases: Path, name: str) -> None:
     code, output = _run(cases, name, "--write")
     assert_golden(f"fix/{name}.write.txt", output)

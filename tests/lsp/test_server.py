@@ -24,6 +24,7 @@ HUNG = 60.0  # only a server that stopped answering takes this long
 CONFIG = """\
 // loop protection
 {
+  meta: { lastTouchedVersion: "2026.7.1-2" },
   tools: {
     loopDetection: {
       enabled: true,
@@ -169,13 +170,13 @@ def test_hover_completion_and_code_actions(folder: Path) -> None:
         await session.until(lambda: session.codes(config) == ["LC003"])
         doc = types.TextDocumentIdentifier(uri=uri)
         hover = await session.client.text_document_hover_async(
-            types.HoverParams(text_document=doc, position=_at(4, 8))  # on `enabled`
+            types.HoverParams(text_document=doc, position=_at(5, 8))  # on `enabled`
         )
         assert hover is not None
         text = hover.contents.value  # type: ignore[union-attr]
         assert "**enabled**" in text and "Accepted by OpenClaw 2026.2.17" in text
         completion = await session.client.text_document_completion_async(
-            types.CompletionParams(text_document=doc, position=_at(5, 6))  # inside the global block
+            types.CompletionParams(text_document=doc, position=_at(6, 6))  # inside the global block
         )
         labels = {item.label for item in completion.items}  # type: ignore[union-attr]
         assert {"historySize", "criticalThreshold", "detectors"} <= labels
@@ -183,7 +184,7 @@ def test_hover_completion_and_code_actions(folder: Path) -> None:
         actions = await session.client.text_document_code_action_async(
             types.CodeActionParams(
                 text_document=doc,
-                range=types.Range(start=_at(5, 6), end=_at(5, 6)),
+                range=types.Range(start=_at(6, 6), end=_at(6, 6)),
                 context=types.CodeActionContext(diagnostics=[]),
             )
         )
