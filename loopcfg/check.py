@@ -113,7 +113,46 @@ def loaded_findings(loaded: LoadedConfig, options: CheckOptions | None = None) -
     return select(found, opts.select, opts.ignore, verbose=opts.verbose)
 
 
+# The file names of OpenClaw configs: what `validate DIR` looks for, and what the pre-commit
+# hook's `files` pattern matches (tests/cli/test_precommit.py holds the two together).
+CONFIG_NAMES = ("openclaw.json", "openclaw.json5", "openclaw.yaml", "openclaw.yml")
+
+
+def configs_in(directory: str) -> list[str]:
+    """The OpenClaw configs under `directory`, sorted; hidden folders (.git) and symlinked
+    folders (which may loop) are not entered."""
+    import os
+
+    found: list[str] = []
+    for folder, subfolders, files in os.walk(directory):
+        subfolders[:] = sorted(
+            name
+            for name in subfolders
+            if not name.startswith(".") and not os.path.islink(os.path.join(folder, name))
+        )
+        found.extend(os.path.join(folder, name) for name in sorted(files) if name in CONFIG_NAMES)
+    return found
+
+
+def _no_config_report(directory: str) -> FileReport:
+    names = ", ".join(CONFIG_NAMES)
+    message = f"is a directory with no OpenClaw config in it (looked for {names})"
+    return FileReport(directory, (Diagnostic.at("LC000", "error", message, None, file=directory),))
+
+
 def check_paths(
     paths: Sequence[str], options: CheckOptions | None = None, *, stdin: BinaryIO | None = None
 ) -> list[FileReport]:
-    return [check_file(path, options, stdin=stdin) for path in paths]
+    """Every named file; a directory stands for the OpenClaw configs found in it."""
+    import os
+
+    reports: list[FileReport] = []
+    for path in paths:
+        if path != "-" and os.path.isdir(path):
+            found = configs_in(path)
+            if not found:
+                reports.append(_no_config_report(path))
+            reports.extend(check_file(config, options) for config in found)
+            continue
+        reports.append(check_file(path, options, stdin=stdin))
+    return reports

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import gc
 import os
+import signal
 import sys
 from importlib import import_module
 
@@ -220,13 +221,84 @@ def _check_codes(option: str, values: tuple[str, ...]) -> None:
         raise click.UsageError(f"{option} {prefix}: no diagnostic code starts with it{hint}")
 
 
+class Interrupted(BaseException):
+    """Ctrl-C. Not KeyboardInterrupt: click turns that into "Aborted!" and exit 1, the code
+    that also means "problems found"; 05-cli wants one line and exit 130."""
+
+
+EXIT_INTERRUPTED = 130
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise Interrupted
+
+
+def _json_safe_escape(error: UnicodeError) -> tuple[str, int]:
+    """Characters the output encoding lacks (an ASCII locale) as `\\uXXXX`: readable in text,
+    and still the same string inside JSON and SARIF, where such characters only stand in strings."""
+    if not isinstance(error, UnicodeEncodeError):
+        raise error
+    units: list[str] = []
+    for char in error.object[error.start : error.end]:
+        code = ord(char)
+        if code > 0xFFFF:  # a UTF-16 surrogate pair, as JSON writes astral characters
+            code -= 0x10000
+            units += [f"\\u{0xD800 + (code >> 10):04x}", f"\\u{0xDC00 + (code & 0x3FF):04x}"]
+        else:
+            units.append(f"\\u{code:04x}")
+    return "".join(units), error.end
+
+
+def _prepare_streams() -> str | None:
+    """Make the standard streams safe to write; the reason they cannot be used, if so."""
+    import codecs
+
+    if sys.stdout is None:  # started with stdout closed (`>&-`)
+        return "standard output is closed"
+    codecs.register_error("loopcfg-escape", _json_safe_escape)
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="loopcfg-escape")
+    return None
+
+
+def _flush_stdout() -> str | None:
+    """Write what is buffered now, so a full disk is reported here and not by the interpreter's
+    exit ("Exception ignored ..."); the reason it failed, if so."""
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError) as error:
+        from loopcfg.commandline import silence_stdout
+
+        silence_stdout()
+        return getattr(error, "strerror", None) or str(error)
+    return None
+
+
 def main() -> None:
+    """The console script: exit codes 0, 1, 2 from the commands, 130 for Ctrl-C; one line for
+    a stream that cannot be written, never a traceback."""
+    from loopcfg.commandline import EXIT_USAGE, write_error_line
+
+    problem = _prepare_streams()
+    if problem is not None:
+        write_error_line(f"loopcfg: error: {problem}")
+        sys.exit(EXIT_USAGE)
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signal.signal(signal.SIGINT, _interrupt)
     # validate, resolve, schema and explain are short runs that create few reference cycles,
     # yet the collector keeps scanning the objects their imports create: off, a cold validate
     # is about 5 % faster (bench/validate_cold.py). `replay` turns it back on.
     gc.disable()
+    code: int | str | None = 0
     try:
         cli(prog_name="loopcfg")
+    except SystemExit as done:
+        code = done.code
+    except (Interrupted, KeyboardInterrupt):
+        write_error_line("loopcfg: interrupted")
+        code = EXIT_INTERRUPTED
     finally:
         if not gc.isenabled():
             # On the way out the interpreter still collects, twice, scanning every object the
@@ -234,3 +306,8 @@ def main() -> None:
             # not matter to a process about to end. Frozen objects are left out of those scans;
             # the process ends and releases them as it would have.
             gc.freeze()
+    failed = _flush_stdout()
+    if failed is not None:
+        write_error_line(f"loopcfg: error: cannot write the output: {failed}")
+        code = EXIT_USAGE
+    sys.exit(code)

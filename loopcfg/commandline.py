@@ -1,5 +1,5 @@
-"""What every command shares: one-line usage errors, `--max-bytes`, the config lookup list and
-the `--env-file` overlay.
+"""What every command shares: one-line usage and I/O errors, `--max-bytes`, the config lookup
+list and the `--env-file` overlay.
 
 Its own module so that loopcfg/cli.py (the group and `validate`) and loopcfg/commands/ (the
 other commands) both import it, and neither imports the other's definitions.
@@ -7,6 +7,8 @@ other commands) both import it, and neither imports the other's definitions.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sys
 from collections.abc import Callable, Mapping
 from typing import Any, NoReturn, TypeVar
@@ -40,6 +42,46 @@ class OneLineUsage(click.Command):
             return super().invoke(ctx)
         except click.UsageError as error:
             raise _OneLineError(error, ctx.info_name or "") from None
+        except OSError as error:
+            # Reads report their own problems as diagnostics; what reaches here is a write to a
+            # closed or full standard output (EPIPE, ENOSPC), which click would turn into exit 1
+            # (EPIPE) or a traceback (anything else). 05-cli: an I/O error is one line, exit 2.
+            raise OutputError(ctx.info_name or "", error) from None
+
+
+class OutputError(click.ClickException):
+    """The output could not be written: one line on stderr, exit 2."""
+
+    exit_code = EXIT_USAGE
+
+    def __init__(self, command: str, error: OSError) -> None:
+        super().__init__(error.strerror or str(error))
+        self.command = command
+        silence_stdout()
+
+    def show(self, file: Any = None) -> None:
+        write_error_line(f"loopcfg {self.command}: error: cannot write the output: {self.message}")
+
+
+def silence_stdout() -> None:
+    """Point standard output at /dev/null: what is still buffered for a closed or full stream
+    would fail again when the interpreter flushes it at exit, and print its own error."""
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+
+
+def write_error_line(line: str) -> None:
+    """One line on stderr, even when stderr itself is closed or full (then nothing is said)."""
+    stream = sys.stderr
+    if stream is None:
+        return
+    try:
+        stream.write(line + "\n")
+        stream.flush()
+    except (OSError, ValueError):
+        pass
 
 
 class _OneLineError(click.ClickException):
@@ -59,13 +101,16 @@ class _OneLineError(click.ClickException):
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 MAX_BYTES = 2 * 1024 * 1024  # loopcfg.source.DEFAULT_MAX_BYTES, without importing it here
+# The largest --max-bytes: the parsed tree takes about 40 times the text, so 64 MiB is already
+# gigabytes of memory; beyond it (2^62 and up) the read buffer itself cannot be allocated.
+MAX_BYTES_LIMIT = 64 * 1024 * 1024
 
 
 def max_bytes_option(what: str) -> Callable[[_F], _F]:
     """`--max-bytes N`: validate, resolve and replay read configs with the same size limit."""
     return click.option(
         "--max-bytes",
-        type=click.IntRange(min=1),
+        type=click.IntRange(min=1, max=MAX_BYTES_LIMIT),
         metavar="N",
         default=MAX_BYTES,
         show_default=True,

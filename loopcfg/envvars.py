@@ -63,7 +63,8 @@ def substitute_config(root: ObjectNode, env: Mapping[str, str], file: str) -> li
 
 
 def _read_parts(root: ObjectNode) -> list[Node]:
-    """The subtrees loopcfg reads: tools.loopDetection, agent ids, agents' loopDetection."""
+    """The subtrees loopcfg reads: tools.loopDetection, agent ids, agents' loopDetection (in
+    agents.list and agents.entries)."""
     parts: list[Node] = []
     block = _child(_child(root, "tools"), "loopDetection")
     if block is not None:
@@ -78,6 +79,12 @@ def _read_parts(root: ObjectNode) -> list[Node]:
             if agent_id is not None:
                 parts.append(agent_id)
             agent_block = _child(_child(entry, "tools"), "loopDetection")
+            if agent_block is not None:
+                parts.append(agent_block)
+    keyed = agents.get("entries") if isinstance(agents, ObjectNode) else None
+    if isinstance(keyed, ObjectNode):  # 2026.8.1+: agents.entries.<id>.tools.loopDetection
+        for keyed_entry in keyed.entries:
+            agent_block = _child(_child(keyed_entry.value, "tools"), "loopDetection")
             if agent_block is not None:
                 parts.append(agent_block)
     return parts
@@ -110,18 +117,54 @@ def _missing(name: str, empty: bool, node: ScalarNode, file: str) -> Diagnostic:
     return Diagnostic.at("LC006", "error", message, node.span, file=file, path=where, hint=hint)
 
 
+# The largest env file read: a dotenv file is a few lines; /dev/zero would be read forever.
+MAX_ENV_FILE_BYTES = 1024 * 1024
+
+
+def _env_file_error(message: str, name: str) -> EnvFileError:
+    return EnvFileError(Diagnostic.at("LC000", "error", message, None, file=name))
+
+
+def _read_env_bytes(name: str) -> bytes:
+    """The file's bytes: opened once and non-blocking (a FIFO with no writer reads as empty,
+    `<(...)` still works), a directory refused, at most MAX_ENV_FILE_BYTES."""
+    import stat
+
+    from loopcfg.source.files import open_nonblocking, read_limited
+
+    try:
+        fd = open_nonblocking(name)
+        try:
+            if stat.S_ISDIR(os.fstat(fd).st_mode):
+                raise _env_file_error(f"cannot read env file {name}: is a directory", name)
+            data = read_limited(fd, MAX_ENV_FILE_BYTES + 1)
+        finally:
+            os.close(fd)
+    except OSError as error:
+        message = f"cannot read env file {name}: {error.strerror or error}"
+        raise _env_file_error(message, name) from None
+    except ValueError:  # a NUL or a lone surrogate in the name
+        message = f"cannot read env file {name}: not a file name the system accepts"
+        raise _env_file_error(message, name) from None
+    if len(data) > MAX_ENV_FILE_BYTES:
+        limit = MAX_ENV_FILE_BYTES // 1024 // 1024
+        raise _env_file_error(f"env file {name} is larger than {limit} MiB", name)
+    return data
+
+
 def read_env_file(path: str | os.PathLike[str]) -> dict[str, str]:
     """Read dotenv lines: `KEY=VALUE`, `# comments`, optional quotes, an `export ` prefix.
 
     Raises `EnvFileError` (LC000) for an unreadable file or a line that is not an assignment.
+
+    Not python-dotenv: its parser skips a line it cannot parse (with a logged warning) where
+    05-cli wants that line refused with its position, it reports no column for a byte that is
+    not UTF-8, and its `dotenv_values` expands `${VAR}` inside values, where loopcfg substitutes
+    once, in the config, with LC006 for a missing name. Matching those would mean wrapping its
+    internal parser module: more code than the 40 lines below.
     """
     name = str(path)
-    try:
-        with open(name, "rb") as stream:
-            data = stream.read()
-    except OSError as error:
-        message = f"cannot read env file {name}: {error.strerror or error}"
-        raise EnvFileError(Diagnostic.at("LC000", "error", message, None, file=name)) from None
+    data = _read_env_bytes(name)
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:

@@ -130,6 +130,11 @@ def _slow(value: Any) -> str:
     while True:
         if isinstance(value, BaseException):
             value = _exception_object(value)
+        elif isinstance(value, set | frozenset):
+            # No JSON value; its str() lists the items in hash order, which differs from one
+            # process to the next (string hashing is salted): the same call hashed differently
+            # in each run. As an array in the order of the items' own canonical text instead.
+            value = sorted(value, key=canonical_slow)
         text = _leaf(value)
         if text is not None:
             out.append(text)

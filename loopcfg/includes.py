@@ -1,5 +1,10 @@
 """`$include` exactly as OpenClaw resolves it (01 §1.4), with positions kept through every file.
 
+Against hostile trees: each included file is opened once and checked on the open descriptor
+(inside the config directory, a regular file, at most 2 MiB), so the file checked is the file
+read; it is parsed once per run however often it is included; and the values copied out of
+included files are budgeted (MAX_INCLUDED_NODES), past which includes are refused (LC005).
+
 The resolver copies the tree it walks (the parsed documents stay untouched) and replaces each
 object holding `$include` by the included content, deep-merged with its sibling keys. Every
 refusal OpenClaw makes becomes one LC005 at the `$include` value; the failed include then
@@ -20,6 +25,13 @@ INCLUDE_KEY = "$include"
 MAX_INCLUDE_DEPTH = 10  # the top-level file is depth 0
 DEFAULT_MAX_BYTES = 2 * 1024 * 1024
 MAX_INCLUDE_BYTES = 2 * 1024 * 1024  # OpenClaw's fixed limit for included files
+# Values copied out of included files, in all, per top-level config. An include is copied
+# wherever it stands, so 12 small files that each include the next ten times would make 10^11
+# copies; no real config comes near this budget, and it keeps a run under a second and 200 MB.
+MAX_INCLUDED_NODES = 200_000
+# Includes resolved, in all, per top-level config (each costs an open and a few path look-ups,
+# about 0.3 ms): a fan-out of tiny files spends this long before it copies many values.
+MAX_INCLUDE_LOADS = 1_000
 BLOCKED_MERGE_KEYS = frozenset({"__proto__", "constructor", "prototype"})
 
 
@@ -80,6 +92,84 @@ class _FileContext(NamedTuple):
     depth: int
 
 
+class _BudgetSpent(Exception):
+    """Copying included content went past MAX_INCLUDED_NODES."""
+
+
+class _Skipped(Exception):
+    """An include not resolved because the budget already ran out (reported once)."""
+
+
+class _Opened:
+    """One included file, opened once: its kind, size, place and bytes all come from the same
+    open descriptor, so a name swapped for a symlink between check and read changes nothing."""
+
+    def __init__(self, where: str, target: Path) -> None:
+        self.where = where
+        self.target = target
+        self.fd = -1
+
+    def __enter__(self) -> _Opened:
+        from loopcfg.source.files import open_nonblocking
+
+        try:
+            self.fd = open_nonblocking(self.target)
+            info = os.fstat(self.fd)
+        except (FileNotFoundError, NotADirectoryError):
+            self.close()
+            raise IncludeError(f"{self.where} does not exist") from None
+        except OSError as error:  # a name too long, a link loop, no permission
+            self.close()
+            raise IncludeError(f"{self.where} cannot be read: {error.strerror or error}") from None
+        if not stat.S_ISREG(info.st_mode):
+            self.close()
+            raise IncludeError(f"{self.where} is not a regular file")
+        if info.st_size > MAX_INCLUDE_BYTES:
+            self.close()
+            raise IncludeError(f"{self.where} is larger than 2 MiB ({info.st_size} bytes)")
+        self.info = info
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+
+    def real(self, named: Path) -> Path:
+        """Where the opened file is. From /proc/self/fd where there is one; elsewhere the name
+        resolved before opening, accepted only when it is still the same file (device, inode)."""
+        from loopcfg.source.files import opened_path
+
+        found = opened_path(self.fd)
+        if found is not None:
+            return Path(found)
+        try:
+            again = os.stat(named)
+        except OSError:
+            again = None
+        if again is None or (again.st_dev, again.st_ino) != (self.info.st_dev, self.info.st_ino):
+            raise IncludeError(f"{self.where} changed while it was being read")
+        return named
+
+    def identity(self) -> tuple[int, ...]:
+        info = self.info
+        return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
+
+    def read(self) -> bytes:
+        from loopcfg.source.files import read_limited
+
+        try:
+            data = read_limited(self.fd, MAX_INCLUDE_BYTES + 1)
+        except OSError as error:
+            raise IncludeError(f"{self.where} cannot be read: {error.strerror or error}") from None
+        if len(data) > MAX_INCLUDE_BYTES:  # it grew since fstat
+            raise IncludeError(f"{self.where} is larger than 2 MiB")
+        return data
+
+
 class IncludeError(Exception):
     """One refusal; becomes an LC005 at the include path token."""
 
@@ -105,12 +195,18 @@ class IncludeResolver:
         self.top = _FileContext(real, top_display, ((real, top_display),), 0)
         self.documents = documents
         self.diagnostics = diagnostics
+        self.parsed: dict[tuple[int, ...], Document] = {}  # by (device, inode, size, mtime)
+        self.copied = 0  # nodes copied out of included files, against MAX_INCLUDED_NODES
+        self.loads = 0  # includes resolved, against MAX_INCLUDE_LOADS
+        self.exhausted = False
 
     def resolve_top(self, root: Node) -> Node:
         return self.resolve(root, self.top)
 
     def resolve(self, node: Node, context: _FileContext) -> Node:
         """A copy of `node` with every `$include` below it replaced."""
+        if context.depth:
+            self._spend()
         if isinstance(node, ScalarNode):
             return ScalarNode(node.value, node.span, node.path, node.raw)
         if isinstance(node, ArrayNode):
@@ -134,6 +230,12 @@ class IncludeResolver:
             )
             return rest
         return deep_merge(included, rest)
+
+    def _spend(self) -> None:
+        self.copied += 1
+        if self.copied > MAX_INCLUDED_NODES:
+            self.exhausted = True
+            raise _BudgetSpent
 
     def _copy_object(
         self, node: ObjectNode, entries: list[Entry], context: _FileContext
@@ -175,18 +277,49 @@ class IncludeResolver:
             return self._load(written, context)
         except IncludeError as error:
             self._report(token.span, error.message, context, error.related)
-            return None
+        except _BudgetSpent:
+            message = (
+                f'`$include` "{written}": the includes add up to more than '
+                f"{MAX_INCLUDE_LOADS} files or {MAX_INCLUDED_NODES} values (each include is "
+                "read and copied where it stands); includes from here on are not resolved"
+            )
+            self._report(token.span, message, context)
+        except _Skipped:
+            pass
+        return None
 
     def _load(self, written: str, context: _FileContext) -> Node:
+        if self.exhausted:  # the budget ran out (reported once, at the include that spent it)
+            raise _Skipped
+        self.loads += 1
+        if self.loads > MAX_INCLUDE_LOADS:
+            self.exhausted = True
+            raise _BudgetSpent
         if "\x00" in written:
             raise IncludeError(f'`$include` "{written}" is not a usable path: it holds a NUL')
         target = Path(written) if os.path.isabs(written) else context.real.parent / written
         try:
-            real = Path(os.path.realpath(target))
-            display = self._display_name(written, real, context)
+            named = Path(os.path.realpath(target))
+            display = self._display_name(written, named, context)
         except (OSError, ValueError) as error:  # a lone surrogate, a name the system refuses
             reason = getattr(error, "strerror", None) or "not a file name the system accepts"
             raise IncludeError(f'`$include` "{written}" is not a usable path: {reason}') from None
+        # Checked on the name first (the messages of a file that is not there), then again on
+        # the file actually opened: a link swapped in between is caught by the second check.
+        self._check_place(written, named, context)
+        with _Opened(f'`$include` "{written}" (resolved to {named})', target) as opened:
+            real = opened.real(named)
+            if real != named:
+                self._check_place(written, real, context)
+            document = self._document(opened, display)
+        self.documents.setdefault(document.file, document)
+        child = _FileContext(
+            real, document.file, (*context.chain, (real, display)), context.depth + 1
+        )
+        return self.resolve(document.root, child)
+
+    def _check_place(self, written: str, real: Path, context: _FileContext) -> None:
+        """Refuse a file outside the config directory, a cycle, and nesting beyond the limit."""
         where = f'`$include` "{written}" (resolved to {real})'
         if not real.is_relative_to(self.root_dir):
             raise IncludeError(f"{where} is outside the config directory {self.root_dir}")
@@ -194,40 +327,32 @@ class IncludeResolver:
         if real in chain_reals:
             start = chain_reals.index(real)
             names = [name for _, name in context.chain[start:]]
+            display = self._display_name(written, real, context)
             raise IncludeError(f"`$include` cycle: {' -> '.join([*names, display])}")
         if context.depth + 1 > MAX_INCLUDE_DEPTH:
             raise IncludeError(
                 f"{where} nests includes deeper than {MAX_INCLUDE_DEPTH} levels "
                 f"(chain: {' -> '.join(name for _, name in context.chain)})"
             )
-        document = self._read(where, real, display)
-        self.documents.setdefault(document.file, document)
-        child = _FileContext(
-            real, document.file, (*context.chain, (real, display)), context.depth + 1
-        )
-        return self.resolve(document.root, child)
 
-    def _read(self, where: str, real: Path, display: str) -> Document:
-        from loopcfg.source import SourceError, load_document
+    def _document(self, opened: _Opened, display: str) -> Document:
+        """The parsed file, parsed once per run however often it is included."""
+        from loopcfg.source import SourceError, decode, format_for, parse_text
 
+        identity = opened.identity()
+        cached = self.parsed.get(identity)
+        if cached is not None:
+            return cached
+        data = opened.read()
         try:
-            info = real.stat()
-        except (FileNotFoundError, NotADirectoryError):
-            raise IncludeError(f"{where} does not exist") from None
-        except OSError as error:  # a name too long, a path through a file, no permission
-            raise IncludeError(f"{where} cannot be read: {error.strerror or error}") from None
-        if not stat.S_ISREG(info.st_mode):
-            raise IncludeError(f"{where} is not a regular file")
-        size = info.st_size
-        if size > MAX_INCLUDE_BYTES:
-            raise IncludeError(f"{where} is larger than 2 MiB ({size} bytes)")
-        try:
-            return load_document(display, max_bytes=MAX_INCLUDE_BYTES)
+            document = parse_text(decode(data, display), display, format_for(display))
         except SourceError as error:
             inner = error.diagnostic
             related = () if inner.span is None else (Related(inner.span, inner.message),)
             verb = "cannot be parsed" if inner.code == "LC001" else "cannot be read"
-            raise IncludeError(f"{where} {verb}: {inner.message}", related) from None
+            raise IncludeError(f"{opened.where} {verb}: {inner.message}", related) from None
+        self.parsed[identity] = document
+        return document
 
     def _display_name(self, written: str, real: Path, context: _FileContext) -> str:
         """The included file as the user would name it: beside the including file's name."""

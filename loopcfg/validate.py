@@ -609,13 +609,19 @@ def roster_reads(root: ObjectNode, target: Target) -> RosterReads:
 
 
 def _entries_releases(*, first_only: bool = False) -> str:
-    from loopcfg.releases import LINES
+    """Where `agents.entries` starts, from the table: the first regular release of a line with
+    that roster, and the first pre-release."""
+    from loopcfg.releases import LINES, parse_version
 
-    first = next(line for line in LINES if line.roster == "entries")
-    stable = next(line for line in LINES if line.roster == "entries" and line.id == "S3")
+    lines = [line for line in LINES if line.roster == "entries"]
+    stable = next(
+        line
+        for line in lines
+        if (version := parse_version(line.first)) is not None and not version.is_prerelease
+    )
     if first_only:
         return stable.first
-    return f"{stable.first} and later (pre-releases from {first.first})"
+    return f"{stable.first} and later (pre-releases from {lines[0].first})"
 
 
 def _target_phrase(target: Target) -> str:

@@ -15,21 +15,51 @@ from loopcfg.commandline import OneLineUsage, max_bytes_option
 
 
 @click.command("replay", cls=OneLineUsage)
-@click.argument("traces", nargs=-1, required=True)
+@click.argument("traces", nargs=-1)
 @click.option("--config", "config", help="Config file to resolve (default: defaults, enabled).")
 @click.option("--agent", "agents", multiple=True, help="Agent id; twice compares two agents.")
 @click.option("--compare", "compare", help="A second config to compare with, side by side.")
-@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text")
-@click.option("--fail-on", type=click.Choice(["warning", "critical", "abort"]), default=None)
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="Output format (json: one document with every event).",
+)
+@click.option(
+    "--fail-on",
+    type=click.Choice(["warning", "critical", "abort"]),
+    default=None,
+    help="Exit 1 when an event of this level or above occurs (for CI).",
+)
 @click.option("--strict", is_flag=True, help="Stop at the first malformed line (exit 2).")
-@click.option("--input", "input_format", type=click.Choice(["trace", "openclaw"]), default=None)
+@click.option(
+    "--input",
+    "input_format",
+    type=click.Choice(["trace", "openclaw"]),
+    default=None,
+    help="Input kind (default: detected from the first line).",
+)
 @click.option("--glob", "glob", default="*.jsonl", show_default=True, help="Folder walk pattern.")
 @click.option("--include-bak", is_flag=True, help="Also replay *.bak-* copies in folders.")
 @click.option("--no-run-scope", is_flag=True, help="Treat each session as one run.")
-@click.option("--branch", type=click.Choice(["file", "active"]), default="file")
+@click.option(
+    "--branch",
+    type=click.Choice(["file", "active"]),
+    default="file",
+    show_default=True,
+    help="Transcript entries: all in file order, or the active branch only.",
+)
 @click.option("--trajectory", type=click.Path(dir_okay=False), help="Run ids from a sidecar.")
 @click.option("--show-args", is_flag=True, help="Print tool arguments (may be personal data).")
-@click.option("--jobs", type=click.IntRange(min=1), default=None, help="Processes (default: cores)")
+@click.option(
+    "--jobs", type=click.IntRange(min=1, max=1024), default=None, help="Processes (default: cores)"
+)
+@click.option("--session", "sessions", multiple=True, help="Only this session key or id.")
+@click.option("--profile", help="No PATH: read the state dir of this OpenClaw profile.")
+@click.option("--list", "list_only", is_flag=True, help="List the sessions; replay nothing.")
+@click.option("--allow-newer-schema", is_flag=True, help="Read stores newer than schema 23.")
 @max_bytes_option("config (--config, --compare)")
 def replay_command(
     traces: tuple[str, ...],
@@ -47,6 +77,10 @@ def replay_command(
     trajectory: str | None,
     show_args: bool,
     jobs: int | None,
+    sessions: tuple[str, ...],
+    profile: str | None,
+    list_only: bool,
+    allow_newer_schema: bool,
     max_bytes: int,
 ) -> None:
     """Replay recorded sessions through the engine: what would be warned, blocked, aborted.
@@ -56,6 +90,11 @@ def replay_command(
       loopcfg replay ~/.openclaw/agents/main/sessions/ --config openclaw.json5 --agent main
       loopcfg replay trace.jsonl --format json --fail-on critical
       loopcfg replay sessions/ --config openclaw.json5 --compare tuned.json5
+      loopcfg replay ~/.openclaw --list
+      loopcfg replay agents/main/agent/openclaw-agent.sqlite::agent:main:main
+
+    \b
+    Without PATH, OpenClaw's state directory ($OPENCLAW_STATE_DIR, else ~/.openclaw) is read.
     """
     gc.enable()  # replay runs long and holds many objects: it gets its collector back (main())
     from loopcfg.replay.command import CommandOptions, emit, run_replay
@@ -81,6 +120,10 @@ def replay_command(
         include_bak=include_bak,
         show_args=show_args,
         jobs=jobs,
+        sessions=sessions,
+        profile=profile,
+        list_only=list_only,
+        allow_newer_schema=allow_newer_schema,
     )
     text, notes, code = run_replay(command)
     emit(text, notes)

@@ -9,7 +9,7 @@ library never imports a renderer.
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import click
 
@@ -24,6 +24,7 @@ from loopcfg.commandline import (
 
 if TYPE_CHECKING:
     from loopcfg.config import LoadedConfig
+    from loopcfg.releases import Target
 
 
 @click.command("resolve", cls=OneLineUsage)
@@ -38,10 +39,16 @@ if TYPE_CHECKING:
     type=click.Choice(["json5", "json", "yaml"]),
     default="json5",
     show_default=True,
+    help="Output format of the resolved settings.",
 )
 @click.option("--strict", is_flag=True, help="Exit 1 when the agent is not in the roster.")
 @click.option("--env-file", "env_file", help="dotenv file with ${VAR} values (env wins).")
-@click.option("--input-format", type=click.Choice(["json5", "json", "yaml"]), default=None)
+@click.option(
+    "--input-format",
+    type=click.Choice(["json5", "json", "yaml"]),
+    default=None,
+    help="Parse the config as this format whatever its name says.",
+)
 @click.option("--stdin-filename", default=None, help="Name shown for a config read from -.")
 @openclaw_option()
 @profile_option()
@@ -147,16 +154,32 @@ def run_resolve(
     if verbose:
         notes.append(printable(f"{loaded.file}: target release: {target.describe()}"))
     resolved = resolve_config(loaded.root, target)
+    shown = _target_json(target)
     if every:
         settings = [scope.settings for scope in resolved.agents]
-        return ResolveOutcome(render(settings, output_format, every=True), tuple(notes), 0)
+        text = render(settings, output_format, every=True, target=shown)
+        return ResolveOutcome(text, tuple(notes), 0)
     one = agent_settings(resolved, agent)
     code = 0
     if agent is not None and not one.found:
         # The id comes straight from the command line: one printable line whatever it holds.
         notes.append(printable(_unknown_agent_note(loaded, agent, resolved.target.line.roster)))
         code = 1 if strict else 0
-    return ResolveOutcome(render([one], output_format, every=False), tuple(notes), code)
+    text = render([one], output_format, every=False, target=shown)
+    return ResolveOutcome(text, tuple(notes), code)
+
+
+def _target_json(target: Target) -> dict[str, Any] | None:
+    """The JSON `target`: null when none was given (README Decision 10)."""
+    if target.source == "none":
+        return None
+    return {
+        "requested": target.requested,
+        "source": target.source,
+        "release": target.release.name if target.release is not None else None,
+        "line": target.line.id,
+        "known": target.known,
+    }
 
 
 def _unknown_agent_note(loaded: LoadedConfig, agent: str, roster: str) -> str:

@@ -33,7 +33,7 @@ def schema_command(out: str | None, block_only: bool, openclaw: str | None) -> N
       loopcfg schema --block-only
     """
     from loopcfg.keys import DEFAULT_LINE
-    from loopcfg.releases import choose_target
+    from loopcfg.releases import KEY_LIFE, choose_target
     from loopcfg.schema import block_schema, build_schema, dump_schema
 
     line = DEFAULT_LINE
@@ -43,9 +43,10 @@ def schema_command(out: str | None, block_only: bool, openclaw: str | None) -> N
             usage_exit(f"loopcfg schema: error: --openclaw {target.describe()}")
         line = target.line.id
         if target.line.schema_file is None:
+            first = KEY_LIFE["enabled"].first
             usage_exit(
                 f"loopcfg schema: error: OpenClaw {target.name} has no tools.loopDetection "
-                "block (it arrived in 2026.2.17)"
+                f"block (it arrived in {first})"
             )
     text = dump_schema(block_schema(line) if block_only else build_schema(line))
     if out is None:

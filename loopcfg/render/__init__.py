@@ -48,3 +48,11 @@ def printable(text: str) -> str:
     return UNPRINTABLE.sub(
         lambda m: _SHORT_ESCAPES.get(m.group(), f"\\u{ord(m.group()):04x}"), text
     )
+
+
+def not_a_workflow_command(line: str) -> str:
+    """`line`, prefixed with `./` when it would start with `::` (leading blanks ignored, as the
+    GitHub Actions runner ignores them): a file named `::stop-commands::x.json5` must not turn
+    a log line into a workflow command. For a relative file name `./` names the same file.
+    Only loopcfg's own annotations (`--format github`) start with `::`."""
+    return "./" + line if line.lstrip().startswith("::") else line

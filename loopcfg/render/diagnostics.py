@@ -8,13 +8,14 @@ related locations as notes; `color=True` adds ANSI colours.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from loopcfg.check import FileReport
 from loopcfg.diagnostics import Diagnostic
-from loopcfg.render import UNPRINTABLE, json_text, printable
+from loopcfg.render import UNPRINTABLE, json_text, not_a_workflow_command, printable
 from loopcfg.source.nodes import Span, split_lines
 
 __all__ = [
@@ -27,6 +28,7 @@ __all__ = [
     "printable",
     "render_json",
     "render_text",
+    "shorten_long_words",
     "summary_line",
 ]
 
@@ -40,11 +42,35 @@ class RenderOptions(NamedTuple):
 
 
 def _parts(diagnostic: Diagnostic) -> tuple[str, str]:
-    """(`file:line:col`, `message (hint)`), made printable."""
+    """(`file:line:col`, `message (hint)`), made printable, never starting with `::` (a line
+    starts with it), and with very long values shortened."""
     span = diagnostic.span
     where = f"{diagnostic.file}:{span.line}:{span.column}" if span else diagnostic.file
     hint = f" ({diagnostic.hint})" if diagnostic.hint else ""
-    return printable(where), printable(f"{diagnostic.message}{hint}")
+    text = shorten_long_words(printable(f"{diagnostic.message}{hint}"))
+    return not_a_workflow_command(printable(where)), text
+
+
+# A run of this many characters without a blank (a 100 KB agent id from `${VAR}`, a minified
+# value) is shown as its start and end: one problem stays one readable line. JSON and SARIF
+# keep the full text, for tools.
+LONG_WORD = 200
+_KEEP = 80
+_LONG_WORD = re.compile(rf"\S{{{LONG_WORD + 1},}}")
+
+
+def shorten_long_words(text: str) -> str:
+    """`text` with every run of more than LONG_WORD non-blank characters shortened to its first
+    and last 80, with how many were left out between them."""
+    if len(text) <= LONG_WORD:
+        return text
+    return _LONG_WORD.sub(_shortened, text)
+
+
+def _shortened(match: re.Match[str]) -> str:
+    word = match.group()
+    left_out = len(word) - 2 * _KEEP
+    return f"{word[:_KEEP]}…({left_out} characters)…{word[-_KEEP:]}"
 
 
 def diagnostic_line(diagnostic: Diagnostic) -> str:
@@ -193,7 +219,8 @@ def _styled_line(diagnostic: Diagnostic, color: bool) -> str:
 def _related_lines(diagnostic: Diagnostic, color: bool) -> list[str]:
     note = _paint("note", _BOLD, color)
     return [
-        f"   = {note}: {printable(f'{r.span.file}:{r.span.line}:{r.span.column}: {r.message}')}"
+        f"   = {note}: "
+        + shorten_long_words(printable(f"{r.span.file}:{r.span.line}:{r.span.column}: {r.message}"))
         for r in diagnostic.related
     ]
 

@@ -42,6 +42,7 @@ def escape_property(text: str) -> str:
 def annotation(diagnostic: Diagnostic) -> str:
     """The workflow command that annotates one diagnostic."""
     from loopcfg.render import printable
+    from loopcfg.render.diagnostics import shorten_long_words
 
     properties = [("file", printable(diagnostic.file))]
     span = diagnostic.span
@@ -58,7 +59,7 @@ def annotation(diagnostic: Diagnostic) -> str:
     hint = f" ({diagnostic.hint})" if diagnostic.hint else ""
     # One line in the log, whatever a key name holds: line breaks and escape sequences are
     # shown as `\n`, `\u001b` (then `%` is encoded as GitHub asks).
-    message = escape_data(printable(f"{diagnostic.message}{hint}"))
+    message = escape_data(shorten_long_words(printable(f"{diagnostic.message}{hint}")))
     return f"::{_COMMAND[diagnostic.severity]} {written}::{message}"
 
 

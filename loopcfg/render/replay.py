@@ -19,6 +19,16 @@ if TYPE_CHECKING:
 JSON_VERSION = 1
 
 
+def _from_store(result: FileReplay) -> bool:
+    """One session read from an OpenClaw store (10.5): positions are its rows' `seq`."""
+    return any(stats.source == "sqlite" for stats in result.sessions)
+
+
+def _with_seq(value: dict[str, Any], line: int) -> dict[str, Any]:
+    value["seq"] = line - 1
+    return value
+
+
 def event_json(event: ReplayEvent, show_args: bool) -> dict[str, Any]:
     value: dict[str, Any] = {
         "file": event.file,
@@ -65,14 +75,38 @@ def session_json(stats: SessionStats) -> dict[str, Any]:
         "firstBlockLine": stats.first_block_line,
         "aborted": stats.aborted,
         "orphanResults": stats.orphan_results,
+    } | _store_session_json(stats)
+
+
+def _store_session_json(stats: SessionStats) -> dict[str, Any]:
+    """The fields only a session read from a store has (10.5); JSONL and traces get none."""
+    if stats.source != "sqlite":
+        return {}
+    first = stats.first_block_line
+    return {
+        "source": stats.source,
+        "agent": stats.agent,
+        "sessionKey": stats.session_key,
+        "firstBlockSeq": first - 1 if first is not None else None,
+        "incomplete": stats.incomplete,
     }
 
 
 def render_json(results: Sequence[FileReplay], *, show_args: bool = False) -> str:
     document = {
         "version": JSON_VERSION,
-        "events": [event_json(e, show_args) for r in results for e in r.events],
-        "aborts": [abort_json(a) for r in results for a in r.aborts],
+        "events": [
+            _with_seq(event_json(e, show_args), e.line)
+            if _from_store(r)
+            else event_json(e, show_args)
+            for r in results
+            for e in r.events
+        ],
+        "aborts": [
+            _with_seq(abort_json(a), a.line) if _from_store(r) else abort_json(a)
+            for r in results
+            for a in r.aborts
+        ],
         "sessions": [session_json(s) for r in results for s in r.sessions],
     }
     return json_text(document) + "\n"
@@ -81,9 +115,9 @@ def render_json(results: Sequence[FileReplay], *, show_args: bool = False) -> st
 def _joined(lines: Sequence[str]) -> str:
     """The output lines, each kept one printable line: session ids, tool names and arguments
     come from the recorded files and may hold line breaks, escape sequences or lone surrogates."""
-    from loopcfg.render import printable
+    from loopcfg.render import not_a_workflow_command, printable
 
-    return "".join(printable(line) + "\n" for line in lines)
+    return "".join(not_a_workflow_command(printable(line)) + "\n" for line in lines)
 
 
 def render_text(results: Sequence[FileReplay], *, show_args: bool = False) -> str:
@@ -103,27 +137,45 @@ def _session_timeline(
     aborts: Sequence[ReplayAbort],
     show_args: bool,
 ) -> list[str]:
-    lines = [f"{stats.file} · session {stats.session}"]
+    store = stats.source == "sqlite"
+    unit, shift = ("seq", 1) if store else ("line", 0)
+    lines = [_timeline_header(stats)]
     if not events and not aborts:
         noun = "call" if stats.calls == 1 else "calls"
         lines.append(f"  {stats.calls} {noun}, nothing detected")
         lines.append("")
         return lines
     for group in collapse(events, keep_apart=show_args):
-        lines.append("  " + event_line(group, show_args))
-    if stats.first_block_call is not None:
+        lines.append("  " + event_line(group, show_args, unit=unit, shift=shift))
+    if stats.first_block_call is not None and stats.first_block_line is not None:
         lines.append(
-            f"  first block: call #{stats.first_block_call} (line {stats.first_block_line})"
+            f"  first block: call #{stats.first_block_call} "
+            f"({unit} {stats.first_block_line - shift})"
         )
     for abort in aborts:
         run = f" in {_run_label(abort.run, abort.run_id)}" if abort.run else ""
         rest = "that run" if abort.run else "the session"
         lines.append(
-            f"  guard abort: line {abort.line}, {abort.tool} ×{abort.count}{run}"
+            f"  guard abort: {unit} {abort.line - shift}, {abort.tool} ×{abort.count}{run}"
             f" ({abort.code}); the rest of {rest} is skipped"
         )
     lines.append("")
     return lines
+
+
+def _timeline_header(stats: SessionStats) -> str:
+    """`<file> · session <id>`; a store session also names its key, and its agent when the
+    key does not (10.5)."""
+    if stats.source != "sqlite":
+        return f"{stats.file} · session {stats.session}"
+    parts = [stats.file]
+    key = stats.session_key
+    if stats.agent is not None and not (key or "").startswith(f"agent:{stats.agent}:"):
+        parts.append(f"agent {stats.agent}")
+    if key is not None:
+        parts.append(key)
+    parts.append(f"session {stats.session}")
+    return " · ".join(parts)
 
 
 def collapse(events: Sequence[ReplayEvent], *, keep_apart: bool = False) -> list[list[ReplayEvent]]:
@@ -145,16 +197,20 @@ def collapse(events: Sequence[ReplayEvent], *, keep_apart: bool = False) -> list
     return groups
 
 
-def event_line(group: Sequence[ReplayEvent], show_args: bool = False) -> str:
-    """`call #N line L tool level detector ×count [run]`, or a range for a collapsed group."""
+def event_line(
+    group: Sequence[ReplayEvent], show_args: bool = False, *, unit: str = "line", shift: int = 0
+) -> str:
+    """`call #N line L tool level detector ×count [run]`, or a range for a collapsed group;
+    a store session says `seq S` (`unit`, with `shift` = line - seq)."""
     first, last = group[0], group[-1]
     calls = f"#{first.call}" if len(group) == 1 else f"#{first.call}-#{last.call}"
-    where = f"{first.line}" if len(group) == 1 else f"{first.line}-{last.line}"
+    start, end = first.line - shift, last.line - shift
+    where = f"{start}" if len(group) == 1 else f"{start}-{end}"
     run = f" [{_run_label(first.run, first.run_id)}]" if first.run else ""
     times = f" ({len(group)} calls)" if len(group) > 1 else ""
     args = f" args={json_text(first.args, indent=None)}" if show_args else ""
     return (
-        f"call {calls:<8} line {where:<8} {first.tool:<16} "
+        f"call {calls:<8} {unit} {where:<8} {first.tool:<16} "
         f"{first.level:<8} {first.detector or '-'} ×{first.count}{run}{times}{args}"
     )
 
@@ -163,13 +219,21 @@ def _run_label(run: str | None, run_id: str | None) -> str:
     return f"{run} = {run_id}" if run_id else str(run)
 
 
+def _summary_name(stats: SessionStats, same_name: int) -> str:
+    if stats.source == "sqlite":
+        # Decision 8: `<store>::<sessionKey or id>@<first 8 of the id>`.
+        name = f"{stats.file}::{stats.session_key or stats.session}@{stats.session[:8]}"
+        return f"{name} (incomplete)" if stats.incomplete else name
+    # Traces name sessions "default" unless told otherwise: say whose it is then.
+    return stats.session if same_name == 1 else f"{stats.session} ({stats.file})"
+
+
 def _summary_table(sessions: Sequence[SessionStats]) -> list[str]:
     header = ("session", "calls", "skipped", "warnings", "blocks", "first block", "aborted")
     names = Counter(s.session for s in sessions)
     rows = [
         (
-            # Traces name sessions "default" unless told otherwise: say whose it is then.
-            s.session if names[s.session] == 1 else f"{s.session} ({s.file})",
+            _summary_name(s, names[s.session]),
             str(s.calls),
             str(s.skipped),
             str(s.warnings),
@@ -228,10 +292,11 @@ def render_compare_text(comparison: Comparison) -> str:
 
 
 def _session_diff(diff: SessionDiff, label_a: str, label_b: str) -> list[str]:
-    lines = [f"{diff.file} · session {diff.session}"]
+    lines = [_timeline_header(diff.a)]
+    unit, shift = ("seq", 1) if diff.a.source == "sqlite" else ("line", 0)
     for side, events in (("a", diff.only_a), ("b", diff.only_b)):
         for group in collapse(events):
-            lines.append(f"  only {side}: {event_line(group)}")
+            lines.append(f"  only {side}: {event_line(group, unit=unit, shift=shift)}")
     for change in diff.changes:
         lines.append(f"  {change.sentence(label_a, label_b)}")
     lines.append("")

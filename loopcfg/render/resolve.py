@@ -8,7 +8,7 @@ why (the tri-state `enabled`): a comment in JSON5 and YAML, a line under the tab
 from __future__ import annotations
 
 import io
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from loopcfg.keys import SETTINGS
@@ -225,12 +225,21 @@ RENDERERS: dict[str, Renderer] = {
 }
 
 
-def render(results: Sequence[EffectiveSettings], output_format: str, *, every: bool) -> str:
-    """Render one result, or (`every`: --all) each agent's; JSON --all is one object."""
+def render(
+    results: Sequence[EffectiveSettings],
+    output_format: str,
+    *,
+    every: bool,
+    target: Mapping[str, Any] | None = None,
+) -> str:
+    """Render one result, or (`every`: --all) each agent's; JSON --all is one object.
+
+    `target` is the JSON `target` member (README Decision 10: null when none was given)."""
     if output_format == "json":
         if every:
-            return _dump_json({"version": JSON_VERSION, "agents": [to_json(r) for r in results]})
-        return render_json(results[0])
+            agents = [to_json(r) for r in results]
+            return _dump_json({"version": JSON_VERSION, "target": target, "agents": agents})
+        return _dump_json({**to_json(results[0]), "target": target})
     renderer = RENDERERS[output_format]
     if not every:
         return renderer(results[0])

@@ -6,10 +6,17 @@ is a result with a region in Unicode code points (`columnKind`); `endColumn` is 
 SARIF defines it and as loopcfg's spans are. A file that cannot be read at all (LC000) is not a
 finding in the config but a failure to analyse it: it becomes a tool execution notification
 and marks the invocation unsuccessful.
+
+For code scanning: each result has `partialFingerprints` (code, file, config path, agent and
+which occurrence of those it is; no line numbers, so a finding keeps its identity when lines
+are added above it), and the run an `automationDetails.id` naming the target release, so that
+runs against different OpenClaw releases are separate analyses and do not close each other's
+alerts.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Sequence
 from pathlib import Path, PurePath
@@ -26,7 +33,16 @@ from loopcfg.source.nodes import Span
 if TYPE_CHECKING:
     from loopcfg.render.diagnostics import RenderOptions
 
-__all__ = ["INFORMATION_URI", "SARIF_SCHEMA", "artifact_uri", "render_sarif", "sarif_log"]
+__all__ = [
+    "FINGERPRINT",
+    "INFORMATION_URI",
+    "SARIF_SCHEMA",
+    "artifact_uri",
+    "automation_id",
+    "fingerprint",
+    "render_sarif",
+    "sarif_log",
+]
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://pypi.org/project/loopcfg/"
@@ -104,6 +120,27 @@ def _message(diagnostic: Diagnostic) -> str:
     return f"{diagnostic.message}{hint}"
 
 
+FINGERPRINT = "loopcfg/v1"
+
+
+def fingerprint(diagnostic: Diagnostic, occurrence: int) -> str:
+    """What identifies a finding across commits: not its line, which moves with every edit."""
+    parts = (
+        diagnostic.code,
+        diagnostic.file,
+        diagnostic.path or "",
+        diagnostic.agent or "",
+        str(occurrence),
+    )
+    return hashlib.sha256("\x00".join(parts).encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+def automation_id(target: str | None = None) -> str:
+    """The run's category: `loopcfg/validate/openclaw-<release>/`, `default` for no target
+    (checked as the full-settings line, 08 §8.3). GitHub keeps one analysis per category."""
+    return f"loopcfg/validate/openclaw-{target or 'default'}/"
+
+
 def _result(diagnostic: Diagnostic, index: dict[str, int]) -> dict[str, Any]:
     result: dict[str, Any] = {
         "ruleId": diagnostic.code,
@@ -136,18 +173,24 @@ def _notification(diagnostic: Diagnostic) -> dict[str, Any]:
     }
 
 
-def sarif_log(reports: Sequence[FileReport]) -> dict[str, Any]:
-    """The SARIF log of all reports, as a JSON-ready value."""
+def sarif_log(reports: Sequence[FileReport], target: str | None = None) -> dict[str, Any]:
+    """The SARIF log of all reports, as a JSON-ready value; `target` is the OpenClaw release
+    checked against (None: no target given)."""
     rules = list(RULES.values())
     index = {rule.code: number for number, rule in enumerate(rules)}
     results: list[dict[str, Any]] = []
     notifications: list[dict[str, Any]] = []
+    seen: dict[str, int] = {}  # occurrences of the same (code, file, path, agent) so far
     for report in reports:
         for diagnostic in report.diagnostics:
             if diagnostic.code == "LC000":
                 notifications.append(_notification(diagnostic))
-            else:
-                results.append(_result(diagnostic, index))
+                continue
+            result = _result(diagnostic, index)
+            key = fingerprint(diagnostic, 0)
+            occurrence = seen[key] = seen.get(key, -1) + 1
+            result["partialFingerprints"] = {FINGERPRINT: fingerprint(diagnostic, occurrence)}
+            results.append(result)
     invocation: dict[str, Any] = {"executionSuccessful": not notifications}
     if notifications:
         invocation["toolExecutionNotifications"] = notifications
@@ -164,6 +207,7 @@ def sarif_log(reports: Sequence[FileReport]) -> dict[str, Any]:
         "runs": [
             {
                 "tool": {"driver": driver},
+                "automationDetails": {"id": automation_id(target)},
                 "invocations": [invocation],
                 "columnKind": "unicodeCodePoints",
                 "results": results,

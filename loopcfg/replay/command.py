@@ -5,12 +5,16 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from loopcfg.replay.configs import ConfigRefused, load_table
 from loopcfg.replay.driver import ReplayOptions
 from loopcfg.replay.lines import STDIN
 from loopcfg.replay.runner import FileReplay
+
+if TYPE_CHECKING:
+    from loopcfg.replay.parallel import ReplayInput
+    from loopcfg.replay.store_inputs import Expansion
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
 FailOn = Literal["warning", "critical", "abort"]
@@ -28,6 +32,11 @@ class CommandOptions:
     include_bak: bool = False
     show_args: bool = False
     jobs: int | None = None
+    # OpenClaw session stores (10.5).
+    sessions: tuple[str, ...] = ()
+    profile: str | None = None
+    list_only: bool = False
+    allow_newer_schema: bool = False
 
 
 class UsageError(Exception):
@@ -36,19 +45,24 @@ class UsageError(Exception):
 
 def run_replay(command: CommandOptions) -> tuple[str, list[str], int]:
     """Returns (stdout text, stderr lines, exit code); never raises for bad input."""
-    from loopcfg.replay.parallel import collect_inputs, default_jobs
+    from loopcfg.replay.parallel import default_jobs
+    from loopcfg.replay.store_inputs import SelectionError
 
     notes: list[str] = []
     try:
+        if command.list_only:
+            return _list_sessions(command, notes)
+        files = _inputs(command, notes)
         baseline, candidate = _configs(command, notes)
     except UsageError as error:  # the shape of click's own usage errors (cli.OneLineUsage)
         line = f"loopcfg replay: error: {error} (see loopcfg replay --help)"
         return "", [*notes, line], EXIT_USAGE
+    except (SelectionError, InputError) as error:
+        return "", [*notes, f"loopcfg replay: error: {error}"], EXIT_USAGE
     except ConfigRefused as refused:
         from loopcfg.render.diagnostics import diagnostic_line
 
         return "", [*notes, *(diagnostic_line(d) for d in refused.diagnostics)], EXIT_USAGE
-    files = collect_inputs(command.paths, glob=command.glob, include_bak=command.include_bak)
     if not files:
         # Name where it looked and for what: a folder of *.log files is not a bug of loopcfg.
         where = ", ".join(command.paths)
@@ -77,7 +91,76 @@ def run_replay(command: CommandOptions) -> tuple[str, list[str], int]:
     return text, notes, max(code, _input_code(others))
 
 
-def _replay(files: list[str], options: ReplayOptions, jobs: int, label: str) -> list[FileReplay]:
+class InputError(Exception):
+    """No input to read (the default state dir is missing): exit 2, without --help."""
+
+
+def _inputs(command: CommandOptions, notes: list[str]) -> list[ReplayInput]:
+    """Files, store sessions and unreadable stores, in the order found (10.5)."""
+    return _expansion(command, notes).inputs
+
+
+def _expansion(command: CommandOptions, notes: list[str]) -> Expansion:
+    from loopcfg.replay.store_inputs import expand_inputs, release_hints
+
+    if command.profile is not None and command.paths:
+        notes.append("loopcfg replay: --profile only chooses the state dir read without PATH")
+    paths = command.paths or (_default_state_dir(command, notes),)
+    expansion = expand_inputs(
+        paths,
+        sessions=command.sessions,
+        glob=command.glob,
+        include_bak=command.include_bak,
+        allow_newer=command.allow_newer_schema,
+    )
+    notes.extend(expansion.notes)
+    if not command.list_only:
+        notes.extend(release_hints(expansion.app_versions, command.options))
+    return expansion
+
+
+def _default_state_dir(command: CommandOptions, notes: list[str]) -> str:
+    """No PATH: OpenClaw's state directory (10.1), or `--profile`'s."""
+    import os
+    from pathlib import Path
+
+    from loopcfg.statedir import ProfileError, state_dir
+
+    try:
+        home = Path.home()
+    except RuntimeError:
+        home = Path("~")
+    try:
+        folder = state_dir(os.environ, home=home, profile=command.profile)
+    except ProfileError as error:
+        raise UsageError(str(error)) from None
+    if not folder.is_dir():
+        raise InputError(
+            f"no OpenClaw state directory at {folder}; name a PATH or set OPENCLAW_STATE_DIR"
+        )
+    notes.append(f"loopcfg replay: reading {folder}")
+    return str(folder)
+
+
+def _list_sessions(command: CommandOptions, notes: list[str]) -> tuple[str, list[str], int]:
+    """`--list`: the sessions a replay would read; nothing is replayed."""
+    from loopcfg.render.store_list import render_list_json, render_list_text
+    from loopcfg.replay.store_inputs import StoreFailure
+
+    expansion = _expansion(command, notes)
+    failures = [item.message for item in expansion.inputs if isinstance(item, StoreFailure)]
+    listings = expansion.listings
+    text = (
+        render_list_json(listings)
+        if command.output_format == "json"
+        else render_list_text(listings)
+    )
+    return text, [*notes, *failures], EXIT_USAGE if failures else EXIT_OK
+
+
+def _replay(
+    files: list[ReplayInput], options: ReplayOptions, jobs: int, label: str
+) -> list[FileReplay]:
     from loopcfg.replay.parallel import input_size, replay_files, tty_progress
 
     progress = tty_progress(sum(input_size(path) for path in files), label=label)
@@ -122,11 +205,13 @@ def _problems(results: Sequence[FileReplay]) -> list[str]:
             lines.append(f"{result.file}: replay stopped at the first malformed line (--strict)")
         if result.error is not None:
             lines.append(result.error)
+        if result.incomplete is not None:
+            lines.append(result.incomplete)
     return lines
 
 
 def _input_code(results: Sequence[FileReplay]) -> int:
-    unusable = any(r.error is not None or r.stopped for r in results)
+    unusable = any(r.error is not None or r.stopped or r.incomplete for r in results)
     return EXIT_USAGE if unusable else EXIT_OK
 
 

@@ -89,10 +89,23 @@ def replay_file(
     factory = EngineSessions(options)
     with quiet_engine_logs(), open_binary(path) as stream:
         lines = numbered(stream) if on_bytes is None else counted(numbered(stream), on_bytes)
+        if path == STDIN:
+            lines = not_sqlite(path, lines)
         events = read_events(path, lines, options)
         return replay_events(
             path, events, factory, strict=options.strict, keep_args=options.keep_args
         )
+
+
+SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def not_sqlite(path: str, lines: Iterator[tuple[int, bytes]]) -> Iterator[tuple[int, bytes]]:
+    """A session store needs its file (and `-wal`): never read from stdin (10.5)."""
+    for number, line in lines:
+        if number == 1 and line.startswith(SQLITE_MAGIC):
+            raise ReadError(path, "an SQLite database cannot be read from stdin; name its file")
+        yield number, line
 
 
 @contextmanager

@@ -101,9 +101,15 @@ class Malformed:
     line: int
     column: int
     message: str
+    code: str = "LC000"
+    # A store row's `<db>::<sessionId>@<seq>` (10.5); None for file lines (`file:line:col`).
+    location: str | None = None
 
     def render(self) -> str:
-        return f"{self.file}:{self.line}:{self.column}: LC000 error: {self.message}"
+        if self.location is None:
+            return f"{self.file}:{self.line}:{self.column}: {self.code} error: {self.message}"
+        column = f" (column {self.column})" if self.column > 0 else ""
+        return f"{self.location}: {self.code} error: {self.message}{column}"
 
 
 Event: TypeAlias = (

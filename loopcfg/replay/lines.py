@@ -24,16 +24,36 @@ STDIN = "-"
 def open_binary(path: str) -> Iterator[BinaryIO]:
     """The file (or stdin for `-`) as a binary stream; OSError becomes a ReadError."""
     if path == STDIN:
+        if sys.stdin is None:  # started with stdin closed (`<&-`)
+            raise ReadError(path, "cannot read: standard input is closed")
         yield sys.stdin.buffer
         return
-    try:
-        stream = open(path, "rb")  # noqa: SIM115 - closed below, generator-friendly
-    except OSError as error:
-        raise ReadError(path, f"cannot read: {error.strerror or error}") from None
+    stream = _open_stream(path)
     try:
         yield stream
     finally:
         stream.close()
+
+
+def _open_stream(path: str) -> BinaryIO:
+    """Opened non-blocking (a FIFO with no writer reads as empty instead of hanging, see
+    loopcfg/source/files.py); a device is refused: /dev/zero is one endless line."""
+    import os
+    import stat
+
+    from loopcfg.source.files import open_nonblocking
+
+    try:
+        fd = open_nonblocking(path)
+    except OSError as error:
+        raise ReadError(path, f"cannot read: {error.strerror or error}") from None
+    except ValueError:
+        raise ReadError(path, "cannot read: not a file name the system accepts") from None
+    mode = os.fstat(fd).st_mode
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        os.close(fd)
+        raise ReadError(path, "cannot read: a device, not a file or a pipe")
+    return os.fdopen(fd, "rb")
 
 
 def numbered(stream: BinaryIO) -> NumberedLines:

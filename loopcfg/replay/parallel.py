@@ -8,12 +8,22 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from loopcfg.replay.driver import ReplayOptions, replay_file
 from loopcfg.replay.events import ReadError
 from loopcfg.replay.lines import STDIN
 from loopcfg.replay.runner import FileReplay
+
+if TYPE_CHECKING:
+    from loopcfg.replay.store_inputs import StoreFailure
+    from loopcfg.replay.store_session import AgentFile, StoreSession
+
+    # A file (or stdin), a state dir's transcript of a known agent, one session of an OpenClaw
+    # store, or a store that cannot be read.
+    ReplayInput = str | AgentFile | StoreSession | StoreFailure
+else:
+    ReplayInput = object
 
 TRAJECTORY_SUFFIX = ".trajectory.jsonl"
 BACKUP_MARK = ".bak-"
@@ -53,9 +63,11 @@ def _wanted(name: str, glob: str, include_bak: bool) -> bool:
 
 
 def safe_replay(
-    path: str, options: ReplayOptions, on_bytes: Callable[[int], None] | None = None
+    path: ReplayInput, options: ReplayOptions, on_bytes: Callable[[int], None] | None = None
 ) -> FileReplay:
     """Never raises: an unreadable file becomes a result carrying its one-line error."""
+    if not isinstance(path, str):
+        return _safe_store_replay(path, options)
     try:
         return replay_file(path, options, on_bytes)
     except ReadError as error:
@@ -64,12 +76,36 @@ def safe_replay(
         return FileReplay(path, error=f"{path}: LC000 error: cannot replay: {error}")
 
 
+def _safe_store_replay(
+    item: AgentFile | StoreSession | StoreFailure, options: ReplayOptions
+) -> FileReplay:
+    from loopcfg.replay.store_inputs import StoreFailure
+    from loopcfg.replay.store_session import AgentFile, replay_agent_file, replay_store_session
+
+    if isinstance(item, StoreFailure):
+        return FileReplay(item.db, error=item.message)
+    if isinstance(item, AgentFile):
+        try:
+            return replay_agent_file(item, options)
+        except ReadError as error:
+            return FileReplay(item.path, error=str(error))
+        except Exception as error:  # no traceback may reach a user
+            return FileReplay(item.path, error=f"{item.path}: LC000 error: cannot replay: {error}")
+    try:
+        return replay_store_session(item, options)
+    except ReadError as error:
+        return FileReplay(item.db, error=str(error))
+    except Exception as error:  # no traceback may reach a user
+        return FileReplay(item.db, error=f"{item.where}: LC000 error: cannot replay: {error}")
+
+
 Progress = Callable[[int, int], None]
 
 
-def input_size(path: str) -> int:
+def input_size(path: ReplayInput) -> int:
     """Bytes to read from `path` (0 for stdin or when unknown): the progress bar's unit."""
-    if path == STDIN:
+    path = getattr(path, "path", path) if not isinstance(path, str) else path
+    if not isinstance(path, str) or path == STDIN:
         return 0
     try:
         return os.path.getsize(path)
@@ -78,7 +114,7 @@ def input_size(path: str) -> int:
 
 
 def replay_files(
-    files: Sequence[str],
+    files: Sequence[ReplayInput],
     options: ReplayOptions,
     *,
     jobs: int = 1,

@@ -121,6 +121,11 @@ class SessionStats:
     first_block_call: int | None = None
     aborted: bool = False
     orphan_results: int = 0
+    # Sessions read from an OpenClaw store (10.5); None/False for files.
+    source: str | None = None
+    agent: str | None = None
+    session_key: str | None = None
+    incomplete: bool = False
 
 
 @dataclass(slots=True)
@@ -135,6 +140,8 @@ class FileReplay:
     stopped: bool = False
     # The one-line reason when the file could not be replayed at all (exit 2).
     error: str | None = None
+    # The one-line reason a store session ended early (10.6): its results are kept, exit 2.
+    incomplete: str | None = None
 
     def events_by_session(self) -> dict[str, list[ReplayEvent]]:
         """Events grouped by session in one pass (file order kept within a session)."""

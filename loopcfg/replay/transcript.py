@@ -36,6 +36,9 @@ class TranscriptOptions:
     branch: frozenset[str] | None = None
     # Transcript entry id a run started from -> its real run id (`--trajectory`).
     trajectory: Mapping[str, str] = field(default_factory=dict)
+    # The session's name until a header names it (a store passes the session id); None: the
+    # file's name.
+    session: str | None = None
 
 
 @dataclass(slots=True)
@@ -83,13 +86,15 @@ def read_transcript(
 ) -> Iterator[Event]:
     """Yield the events of one transcript in file order (or the active branch's entries)."""
     options = options or TranscriptOptions()
-    state = _State(file, options, session=Path(file).name)
+    state = _State(file, options, session=options.session or Path(file).name)
     first = True
     for number, raw in lines:
         text = decode(raw)
         if text is None:
             yield Malformed(file, number, 1, "line is not valid UTF-8")
             continue
+        if number == 1:  # an editor's byte order mark before the header is not part of it
+            text = text.removeprefix("\ufeff")
         if not text.strip():
             continue
         try:

@@ -18,6 +18,7 @@ from typing import BinaryIO
 
 from loopcfg.diagnostics import Diagnostic
 from loopcfg.source.errors import SourceError, read_error, syntax_error
+from loopcfg.source.files import open_nonblocking, read_limited
 from loopcfg.source.nodes import Document, Format, Span, split_lines
 
 __all__ = [
@@ -123,38 +124,51 @@ def _too_large(message: str, file: str) -> SourceError:
 
 
 def _read_file(path: str, max_bytes: int) -> bytes:
+    """The file's bytes, up to `max_bytes`: opened once, non-blocking (a FIFO with no writer
+    is empty, not a hang), checked on the descriptor, read in chunks (see source/files.py)."""
     try:
-        info = os.stat(path)
-        if stat.S_ISDIR(info.st_mode):
-            raise read_error("is a directory, not a config file", path)
-        if info.st_size > max_bytes:
-            raise _too_large(
-                f"the file is larger than the {_limit_text(max_bytes)} limit "
-                f"({info.st_size} bytes)",
-                path,
-            )
-        with open(path, "rb") as handle:
-            data = handle.read(max_bytes + 1)
+        fd = open_nonblocking(path)
+        try:
+            info = os.fstat(fd)
+            if stat.S_ISDIR(info.st_mode):
+                raise read_error("is a directory, not a config file", path)
+            if stat.S_ISREG(info.st_mode) and info.st_size > max_bytes:
+                raise _too_large(
+                    f"the file is larger than the {_limit_text(max_bytes)} limit "
+                    f"({info.st_size} bytes)",
+                    path,
+                )
+            data = read_limited(fd, max_bytes + 1)
+        finally:
+            os.close(fd)
     except FileNotFoundError:
         raise read_error("no such file", path) from None
     except PermissionError:
         raise read_error("permission denied: the file cannot be read", path) from None
+    except IsADirectoryError:
+        raise read_error("is a directory, not a config file", path) from None
     except OSError as error:
         raise read_error(f"cannot read the file: {error.strerror or error}", path) from None
+    except ValueError:  # a name the system cannot take (a NUL, a lone surrogate)
+        raise read_error("cannot read the file: not a file name the system accepts", path) from None
     if len(data) > max_bytes:  # it grew, or it is a device/pipe with no size
         raise _too_large(f"the file is larger than the {_limit_text(max_bytes)} limit", path)
     return data
 
 
 def _read_stdin(stream: BinaryIO | None, max_bytes: int, name: str) -> bytes:
+    if stream is None and sys.stdin is None:  # started with stdin closed (`<&-`)
+        raise read_error("standard input is closed", name)
     source = stream if stream is not None else getattr(sys.stdin, "buffer", None)
     try:
         if source is None:
             data = sys.stdin.read(max_bytes + 1).encode("utf-8", "surrogateescape")
         else:
-            data = source.read(max_bytes + 1)
+            data = read_limited(source, max_bytes + 1)
     except OSError as error:
         raise read_error(f"cannot read standard input: {error.strerror or error}", name) from None
+    except ValueError:  # the stream was closed under us
+        raise read_error("cannot read standard input: it is closed", name) from None
     if len(data) > max_bytes:
         raise _too_large(f"the input is larger than the {_limit_text(max_bytes)} limit", name)
     return data

@@ -6,6 +6,11 @@ Only JSON-like values come out: mapping keys are their written text (`1:` is the
 scalars tagged null/bool/int/float become those values, every other scalar (timestamps,
 binary, custom tags) is its written text as a string; `<<` merge keys are applied (merged keys
 that the mapping writes itself are not repeated). ruamel is imported only here, lazily.
+
+Aliases are expanded (an alias is its anchor's content again), so a few hundred bytes of
+nested aliases ("billion laughs") would expand to billions of nodes. The composed graph
+itself is small; the walk counts every node it builds a second time through an alias and
+refuses the file (LC001, at the anchored node) past MAX_ALIAS_NODES.
 """
 
 from __future__ import annotations
@@ -33,6 +38,9 @@ from loopcfg.source.nodes import (
 __all__ = ["parse_yaml"]
 
 _TAG = "tag:yaml.org,2002:"
+# Nodes built again through aliases, in all: far beyond any config that reuses an anchor, far
+# below what costs time or memory (100,000 nodes take about 0.3 s and 40 MB).
+MAX_ALIAS_NODES = 100_000
 # A "#" starts a comment at the start of a line or after a space or tab.
 _COMMENT = re.compile(r"(?:^|(?<=[ \t]))#[^\n\r]*", re.MULTILINE)
 
@@ -43,6 +51,12 @@ def parse_yaml(text: str, file: str) -> Document:
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
     body = text[1:] if text.startswith("\ufeff") else text
+    too_deep = _flow_nesting_beyond(body, MAX_DEPTH)
+    if too_deep is not None:
+        from loopcfg.source.json5 import _Parser
+
+        where = _Parser(body, file).span(too_deep, too_deep + 1)
+        raise syntax_error(f"nesting deeper than {MAX_DEPTH} levels", where, file)
     yaml = YAML(typ="rt", pure=True)
     try:
         composed = yaml.compose(body)
@@ -70,6 +84,64 @@ def parse_yaml(text: str, file: str) -> Document:
     return Document(file, text, root, _comments(body, file, walker.quoted), "yaml")
 
 
+def _flow_nesting_beyond(body: str, limit: int) -> int | None:
+    """The index of the first `[` or `{` nested deeper than `limit`, else None.
+
+    ruamel's scanner re-checks every open flow level at every token, so its time grows with
+    the square of the nesting: 1,000 levels of `[` take 20 s before any depth check of ours can
+    run. This pass is linear and conservative: quoted strings (in flow context, where they
+    start after `[`, `{`, `,` or `:`) and comments are skipped; a bracket inside a plain
+    scalar can only make a real depth look larger, never hide one.
+    """
+    depth = 0
+    index, length = 0, len(body)
+    previous = "\n"  # the last character that is not a blank
+    while index < length:
+        char = body[index]
+        if char in "[{":
+            depth += 1
+            if depth > limit:
+                return index
+        elif char in "]}":
+            depth = max(depth - 1, 0)
+        elif char == "#" and (index == 0 or body[index - 1] in " \t\n\r"):
+            end = body.find("\n", index)
+            index = length if end < 0 else end
+            continue
+        elif char in "\"'" and depth and previous in "[{,:":
+            index = _after_quoted(body, index, char)
+            previous = char
+            continue
+        if char not in " \t\r\n":
+            previous = char
+        index += 1
+    return None
+
+
+def _after_quoted(body: str, start: int, quote: str) -> int:
+    """The index after the quoted scalar starting at `start` (the end of text if unclosed)."""
+    index = start + 1
+    while True:
+        end = body.find(quote, index)
+        if end < 0:
+            return len(body)
+        if quote == '"' and _escaped(body, end):
+            index = end + 1
+            continue
+        if quote == "'" and body.startswith("''", end):  # '' is a quote inside '...'
+            index = end + 2
+            continue
+        return end + 1
+
+
+def _escaped(body: str, at: int) -> bool:
+    """Whether the character at `at` follows an odd number of backslashes."""
+    count = 0
+    while at - count - 1 >= 0 and body[at - count - 1] == "\\":
+        count += 1
+    return count % 2 == 1
+
+
 def _span(file: str, node: Any) -> Span:
     start, end = node.start_mark, node.end_mark
     return Span(file, start.line + 1, start.column + 1, end.line + 1, end.column + 1)
@@ -81,11 +153,28 @@ class _Walker:
         self.constructor = yaml.constructor
         # Index ranges of quoted and block scalars: a "#" inside them is not a comment.
         self.quoted: list[tuple[int, int]] = []
+        self.walked: set[int] = set()  # ids of the composed nodes built once
+        self.repeated = 0  # nodes built again, through an alias
+
+    def count(self, node: Any) -> None:
+        """Count `node` against the alias budget when it is built a second time."""
+        key = id(node)
+        if key not in self.walked:
+            self.walked.add(key)
+            return
+        self.repeated += 1
+        if self.repeated > MAX_ALIAS_NODES:
+            raise self.fail(
+                f"YAML aliases expand to more than {MAX_ALIAS_NODES} nodes (an alias bomb?); "
+                "this anchored value is repeated too often",
+                node,
+            )
 
     def fail(self, message: str, node: Any) -> SourceError:
         return syntax_error(message, _span(self.file, node), self.file)
 
     def node(self, node: Any, path: DocPath, depth: int) -> Node:
+        self.count(node)
         kind = node.id
         if kind == "scalar":
             return self.scalar(node, path)

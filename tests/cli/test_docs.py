@@ -8,9 +8,9 @@ The guide marks its blocks with HTML comments:
   the rest of the block and exit N;
 - `<!-- excerpt: a/0/b of: COMMAND -->` before a `json` block: the block equals that part of
   the command's JSON output;
-- `<!-- workflow -->` / `<!-- pre-commit -->` before a `yaml` block: a GitHub workflow whose
-  `loopcfg` commands must parse with validate's options, and a pre-commit config that uses the
-  repository's hook.
+- `<!-- workflow -->` / `<!-- pre-commit -->` before a `yaml` block (in docs/ci.md): a GitHub
+  workflow whose `loopcfg` commands must parse with validate's options, and a pre-commit config
+  that uses the repository's hooks. tests/cli/test_ci_snippets.py runs the workflows' steps.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from loopcfg import cli as cli_module
 from tests.conftest import REPO
 
 GUIDE = REPO / "docs" / "validate.md"
+CI_GUIDE = REPO / "docs" / "ci.md"
 _BLOCK = re.compile(r"<!-- (?P<marker>[^>]*?) -->\n```(?P<lang>\w*)\n(?P<body>.*?)```\n", re.S)
 CLEAN_ENV: dict[str, str | None] = {"NO_COLOR": None, "OPENCLAW_CONFIG_PATH": None}
 
@@ -42,8 +43,8 @@ class Block:
     body: str
 
 
-def blocks() -> list[Block]:
-    text = GUIDE.read_text(encoding="utf-8")
+def blocks(guide: Path = GUIDE) -> list[Block]:
+    text = guide.read_text(encoding="utf-8")
     return [Block(m["marker"], m["lang"], m["body"]) for m in _BLOCK.finditer(text)]
 
 
@@ -86,7 +87,7 @@ def test_the_guide_has_samples_of_every_format() -> None:
         assert f"--format {output_format}" in commands
     assert any("tty" in block.marker for block in samples("run"))
     assert "--format sarif" in " ".join(block.marker for block in samples("excerpt"))
-    assert len(samples("workflow")) == 2 and len(samples("pre-commit")) == 1
+    assert len(ci_samples("workflow")) == 2 and len(ci_samples("pre-commit")) == 1
 
 
 @pytest.mark.parametrize("index", range(len(samples("run"))))
@@ -126,9 +127,13 @@ def _validate_args(command: str) -> list[str]:
     return args
 
 
-@pytest.mark.parametrize("index", range(len(samples("workflow"))))
+def ci_samples(name: str) -> list[Block]:
+    return [block for block in blocks(CI_GUIDE) if kind(block) == name]
+
+
+@pytest.mark.parametrize("index", range(len(ci_samples("workflow"))))
 def test_workflow_samples(index: int) -> None:
-    workflow = YAML(typ="safe").load(samples("workflow")[index].body)
+    workflow = YAML(typ="safe").load(ci_samples("workflow")[index].body)
     steps = [step for job in workflow["jobs"].values() for step in job["steps"]]
     runs = [step["run"] for step in steps if "loopcfg validate" in step.get("run", "")]
     assert runs
@@ -144,13 +149,14 @@ def test_workflow_samples(index: int) -> None:
             assert upload["if"] == "always()"
 
 
-def test_pre_commit_sample_uses_the_repository_hook() -> None:
-    config = YAML(typ="safe").load(samples("pre-commit")[0].body)
+def test_pre_commit_sample_uses_the_repository_hooks() -> None:
+    config = YAML(typ="safe").load(ci_samples("pre-commit")[0].body)
     hooks = YAML(typ="safe").load((REPO / ".pre-commit-hooks.yaml").read_text("utf-8"))
     (repo,) = config["repos"]
-    (hook,) = repo["hooks"]
-    assert hook["id"] in {entry["id"] for entry in hooks}
-    cli_module.validate_command.make_context("validate", [*hook["args"], "openclaw.json5"])
+    assert re.fullmatch(r"[0-9a-f]{40}", repo["rev"]), "rev must be a commit hash, not a tag"
+    assert [hook["id"] for hook in repo["hooks"]] == [entry["id"] for entry in hooks]
+    for hook in repo["hooks"]:
+        cli_module.validate_command.make_context("validate", [*hook["args"], "openclaw.json5"])
 
 
 def test_options_table_lists_every_option() -> None:

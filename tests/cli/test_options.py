@@ -268,7 +268,7 @@ def test_config_path_variable_wins_and_a_missing_one_is_lc000(
         (("resolve", "--explain", "--format", "yaml"), ("loopcfg resolve: error:", "--explain")),
         (("resolve", "--format", "toml"), ("loopcfg resolve: error:", "'toml'")),
         (("replay", "t.jsonl", "--jobs", "0"), ("loopcfg replay: error:", "--jobs")),
-        (("replay",), ("loopcfg replay: error:", "TRACES")),
+        (("replay", "--profile", "a/b"), ("loopcfg replay: error:", "--profile")),
         (("schema", "--out", "."), ("loopcfg schema: error:", "is a directory")),
         (("explain", "LC1", "LC2"), ("loopcfg explain: error:", "LC2")),
     ],
@@ -326,3 +326,26 @@ def test_stdin_named_twice_is_a_usage_error() -> None:
     # The second `-` read a drained stdin and reported "the file is empty" (exit 1).
     result = invoke("validate", "-", "-", stdin="{}")
     assert_one_line_usage_error(result, "loopcfg validate: error:", "only once")
+
+
+def test_every_option_of_every_command_has_help_text() -> None:
+    """Walks click's command tree (lazily loaded commands included): `--help` explains every
+    option a user can give (issue 13 item 8)."""
+    import click
+
+    from loopcfg.cli import cli
+
+    context = click.Context(cli)
+    commands: list[tuple[str, click.Command]] = [("loopcfg", cli)]
+    for name in cli.list_commands(context):
+        command = cli.get_command(context, name)
+        assert command is not None, name
+        commands.append((name, command))
+    missing = [
+        f"{name} {'/'.join(param.opts)}"
+        for name, command in commands
+        for param in command.params
+        if isinstance(param, click.Option) and not param.hidden and not (param.help or "").strip()
+    ]
+    assert missing == []
+    assert len(commands) >= 6

@@ -199,3 +199,45 @@ def test_rule_help_fences_the_configs_of_a_fix() -> None:
     assert lc000.startswith("Name an existing") and "```" not in lc000
     lc002 = rules["LC002"]["help"]["markdown"].partition("**Fix**\n\n")[2]
     assert lc002.startswith("```json5\n{")
+
+
+def test_every_rule_has_help_text_and_markdown_from_the_catalogue() -> None:
+    rules = sarif_log([])["runs"][0]["tool"]["driver"]["rules"]
+    assert [rule["id"] for rule in rules] == list(RULES)
+    for rule in rules:
+        entry = RULES[rule["id"]]
+        assert entry.what in rule["help"]["text"] and entry.why in rule["help"]["text"]
+        assert entry.what in rule["help"]["markdown"]
+        assert f"loopcfg explain {entry.code}" in rule["help"]["markdown"]
+
+
+def _fingerprints(path: Path) -> list[tuple[str, str]]:
+    log = sarif_log(check_paths([str(path)]))
+    assert_valid_sarif(log)
+    return [
+        (result["ruleId"], result["partialFingerprints"]["loopcfg/v1"])
+        for result in log["runs"][0]["results"]
+    ]
+
+
+def test_partial_fingerprints_are_unique_and_survive_lines_added_above(tmp_path: Path) -> None:
+    body = (
+        "tools: { loopDetection: { warningThreshhold: 3, criticalThreshhold: 4 } },\n"
+        "agents: { list: [ { id: 'a', tools: { loopDetection: { historySize: 3 } } } ] }\n"
+    )
+    path = tmp_path / "openclaw.json5"
+    path.write_text("{\n" + body + "}\n")
+    before = _fingerprints(path)
+    assert len(before) >= 2
+    assert len({fingerprint for _, fingerprint in before}) == len(before)
+    path.write_text("// a comment\n\n{\n" + body + "}\n")
+    assert _fingerprints(path) == before
+
+
+def test_automation_details_name_the_target_release() -> None:
+    assert sarif_log([])["runs"][0]["automationDetails"] == {
+        "id": "loopcfg/validate/openclaw-default/"
+    }
+    run = sarif_log([], target="2026.9.6")["runs"][0]
+    assert run["automationDetails"]["id"] == "loopcfg/validate/openclaw-2026.9.6/"
+    assert_valid_sarif(sarif_log([], target="2026.9.6"))

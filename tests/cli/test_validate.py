@@ -90,3 +90,28 @@ def test_json_shape(tmp_path: Path) -> None:
         "agent",
         "related",
     }
+
+
+def test_validate_dir_checks_the_openclaw_configs_in_it(tmp_path: Path) -> None:
+    good = "{ tools: { loopDetection: { enabled: true } } }\n"
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "openclaw.json5").write_text(good)
+    (tmp_path / "b" / "deep").mkdir(parents=True)
+    (tmp_path / "b" / "deep" / "openclaw.yml").write_text("tools: {loopDetection: {x: 1}}\n")
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".git" / "openclaw.json").write_text("not read")
+    (tmp_path / "settings.json5").write_text("not an OpenClaw config name: not read")
+    result = CliRunner().invoke(cli, ["validate", str(tmp_path)], catch_exceptions=False)
+    assert result.exit_code == 1
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith(f"{tmp_path}/b/deep/openclaw.yml:1:")
+    assert lines[-1] == "Found 1 error and 0 warnings in 2 files."
+
+
+def test_validate_dir_without_configs_is_lc000(tmp_path: Path) -> None:
+    result = CliRunner().invoke(cli, ["validate", str(tmp_path)], catch_exceptions=False)
+    assert result.exit_code == 2
+    assert result.stdout.splitlines()[0] == (
+        f"{tmp_path}: LC000 error: is a directory with no OpenClaw config in it "
+        "(looked for openclaw.json, openclaw.json5, openclaw.yaml, openclaw.yml)"
+    )

@@ -108,6 +108,28 @@ GOLDEN_RUNS: list[tuple[str, str, tuple[str, ...], int]] = [
         0,
     ),
     ("yaml-input-json5", "yaml", ("--config", "openclaw.yaml", "--agent", "builder"), 0),
+    # Per target release (08 §8.1 merge S3): agents.entries, {enabled} merge, builtin knobs.
+    ("entries-explain", "entries", ("openclaw.json5", "--agent", "replay-bot", "--explain"), 0),
+    ("entries-all-json", "entries", ("openclaw.json5", "--all", "--format", "json"), 0),
+    ("entries-inherits-json5", "entries", ("openclaw.json5", "--agent", "main"), 0),
+    (
+        "entries-refused-for-2026.7",
+        "entries",
+        ("openclaw.json5", "--openclaw", "2026.7.1-2", "--agent", "main"),
+        1,
+    ),
+    (
+        "knobs-refused-for-2026.9.6",
+        "agents",
+        ("--config", "openclaw.json5", "--openclaw", "2026.9.6", "--agent", "safe-runner"),
+        1,
+    ),
+    (
+        "verbose-target",
+        "entries",
+        ("openclaw.json5", "--verbose", "--agent", "main", "--format", "json"),
+        0,
+    ),
     (
         "yaml-input-yaml",
         "yaml",
@@ -156,7 +178,9 @@ def test_json_shape_is_02_section_2_5() -> None:
         "postCompactionGuardActive",
         "sources",
         "adjustments",
+        "target",  # README Decision 10: null when no target release was given
     ]
+    assert document["target"] is None
     assert (document["version"], document["agent"], document["found"]) == (1, "safe-runner", True)
     effective = document["effective"]
     assert isinstance(effective, dict)
@@ -199,7 +223,7 @@ def test_global_view_has_null_agent_and_found() -> None:
 
 def test_all_is_one_object_with_every_agent_once_in_order() -> None:
     document = _json("agents", "--all")
-    assert list(document) == ["version", "agents"] and document["version"] == 1
+    assert list(document) == ["version", "target", "agents"] and document["version"] == 1
     agents = document["agents"]
     assert isinstance(agents, list)
     # "SAFE-RUNNER" repeats safe-runner: OpenClaw ignores it, so --all shows the first only.
