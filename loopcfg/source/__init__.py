@@ -27,6 +27,7 @@ __all__ = [
     "format_for",
     "load_document",
     "parse_text",
+    "unsaved_text",
     "unsaved_texts",
 ]
 
@@ -75,7 +76,8 @@ def unsaved_texts(texts: Mapping[str, str]) -> Iterator[None]:
         _UNSAVED.reset(token)
 
 
-def _unsaved_text(path: str) -> str | None:
+def unsaved_text(path: str) -> str | None:
+    """The text standing in for the file at `path` (see `unsaved_texts`), or None."""
     unsaved = _UNSAVED.get()
     if not unsaved or path == "-":
         return None
@@ -91,7 +93,7 @@ def load_document(
     stdin: BinaryIO | None = None,
 ) -> Document:
     """Read and parse `path` (`-` is stdin, named `stdin_filename` or `<stdin>` in messages)."""
-    unsaved = _unsaved_text(path)
+    unsaved = unsaved_text(path)
     if unsaved is not None:  # an editor's buffer or an edit not yet written (loopcfg/edit)
         name = path
         data = unsaved.encode("utf-8", "surrogatepass")
