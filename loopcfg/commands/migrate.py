@@ -31,6 +31,7 @@ from loopcfg.commandline import (
     type=click.Choice(["text", "json"]),
     default="text",
     show_default=True,
+    help="Output format: the diff and report as text, or one JSON document.",
 )
 @click.option("--env-file", "env_file", metavar="FILE", help="dotenv file with ${VAR} values.")
 @max_bytes_option("file")
