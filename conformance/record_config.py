@@ -12,7 +12,8 @@ files, env, the release, OpenClaw's valid/invalid answer, its issues and warning
 `--cli-check N` also runs the real `openclaw config validate --json` (a new Node process per
 config, seconds each) on N of the cases, spread over every case family, and compares its answer
 with the in-process one; the result goes to the manifest (`MANIFEST.json` next to the vectors).
-`--sample N` records only every case whose index is a multiple of len/N (for trying things).
+`--random N` records only the first N of the random configs (every systematic case is always
+recorded); `--sample N` records only every len/N-th case (for trying things).
 """
 
 from __future__ import annotations
@@ -229,21 +230,35 @@ def update_manifest(version: str, entry: dict[str, Any]) -> None:
     path.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
 
 
+def counts(records: list[dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "configs": len(records),
+        "valid": sum(1 for r in records if r["valid"] is True),
+        "invalid": sum(1 for r in records if r["valid"] is False),
+        "errors": sum(1 for r in records if r["valid"] is None),
+    }
+
+
+def _index(item: dict[str, Any]) -> int:
+    return int(item["id"].split(".")[1])
+
+
 def check_stored(version: str, cli_check: int) -> None:
     """Compares the stored vectors of `version` with the CLI (`--cli-only`)."""
     path = VECTORS / f"{version}.jsonl.gz"
     with gzip.open(path, "rt", encoding="utf-8") as handle:
         stored = [json.loads(line) for line in handle if line.strip()]
     answers = {v["id"]: v for v in stored}
-    manifest = json.loads((VECTORS / "MANIFEST.json").read_text())
-    entry = manifest["releases"][version]
+    entry = counts(stored)
     entry["cli_check"] = compare_cli(version, cli_sample(stored, cli_check), answers)
     update_manifest(version, entry)
     print(f"{version}: {entry['cli_check']}")
 
 
-def record(version: str, sample: int, cli_check: int) -> None:
+def record(version: str, sample: int, cli_check: int, random_limit: int | None = None) -> None:
     cases = all_cases()
+    if random_limit is not None:
+        cases = [c for c in cases if not c["id"].startswith("random.") or _index(c) < random_limit]
     if sample:
         step = max(1, len(cases) // sample)
         cases = cases[::step]
@@ -253,12 +268,7 @@ def record(version: str, sample: int, cli_check: int) -> None:
         raise SystemExit(f"{version}: no answer for {missing[:5]}")
     records = [vector(version, c, answers[c["id"]]) for c in cases]
     target = write_vectors(version, records)
-    entry: dict[str, Any] = {
-        "configs": len(records),
-        "valid": sum(1 for r in records if r["valid"] is True),
-        "invalid": sum(1 for r in records if r["valid"] is False),
-        "errors": sum(1 for r in records if r["valid"] is None),
-    }
+    entry = counts(records)
     if cli_check:
         entry["cli_check"] = compare_cli(version, cli_sample(cases, cli_check), answers)
     update_manifest(version, entry)
@@ -277,6 +287,12 @@ def main() -> None:
         help="compare N in-process answers with the real CLI's",
     )
     parser.add_argument(
+        "--random",
+        type=int,
+        metavar="N",
+        help="only the first N random configs (every other case is always recorded)",
+    )
+    parser.add_argument(
         "--cli-only",
         action="store_true",
         help="only compare the stored vectors with the CLI (with --cli-check N)",
@@ -287,7 +303,7 @@ def main() -> None:
         if args.cli_only:
             check_stored(version, args.cli_check)
         else:
-            record(version, args.sample, args.cli_check)
+            record(version, args.sample, args.cli_check, args.random)
 
 
 if __name__ == "__main__":
