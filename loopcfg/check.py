@@ -8,11 +8,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
-from typing import BinaryIO, NamedTuple
+from typing import TYPE_CHECKING, BinaryIO, NamedTuple
 
 from loopcfg.diagnostics import Diagnostic, sort_diagnostics
 from loopcfg.source import DEFAULT_MAX_BYTES
 from loopcfg.source.nodes import Format
+
+if TYPE_CHECKING:
+    from loopcfg.config import LoadedConfig
 
 # NamedTuples, not dataclasses: a frozen dataclass costs about 2 ms of code generation when the
 # module is imported, on every `loopcfg validate`; a NamedTuple about 0.2 ms.
@@ -68,14 +71,6 @@ def check_file(
 ) -> FileReport:
     """Run every check on `path` (`-` reads `stdin`, by default the process's standard input)."""
     from loopcfg.config import load_config
-    from loopcfg.lint import lint_config
-    from loopcfg.suppress import apply_suppressions, select
-    from loopcfg.validate import (
-        config_target,
-        target_findings,
-        validate_config,
-        with_missing_env,
-    )
 
     opts = options or CheckOptions()
     loaded = load_config(
@@ -86,6 +81,26 @@ def check_file(
         max_bytes=opts.max_bytes,
         stdin=stdin,
     )
+    found = loaded_findings(loaded, opts)
+    sources = {name: document.text for name, document in loaded.documents.items()}
+    if loaded.unparsed_text is not None:  # a syntax error (LC001) is shown under a caret too
+        sources.setdefault(loaded.file, loaded.unparsed_text)
+    return FileReport(loaded.file, sort_diagnostics(found), opts.strict, sources)
+
+
+def loaded_findings(loaded: LoadedConfig, options: CheckOptions | None = None) -> list[Diagnostic]:
+    """Every finding of a loaded config for its target, suppressed and selected as `options`
+    say (unsorted): what `validate` reports, and what `fix`, `migrate` and the LSP start from."""
+    from loopcfg.lint import lint_config
+    from loopcfg.suppress import apply_suppressions, select
+    from loopcfg.validate import (
+        config_target,
+        target_findings,
+        validate_config,
+        with_missing_env,
+    )
+
+    opts = options or CheckOptions()
     target = config_target(loaded, opts.openclaw)
     found = with_missing_env(list(loaded.diagnostics), target)
     if loaded.root is not None:
@@ -95,11 +110,7 @@ def check_file(
         found += lint_config(loaded, validation, target)
         found += target_findings(loaded, target)
     found = apply_suppressions(found, loaded.documents)
-    found = select(found, opts.select, opts.ignore, verbose=opts.verbose)
-    sources = {name: document.text for name, document in loaded.documents.items()}
-    if loaded.unparsed_text is not None:  # a syntax error (LC001) is shown under a caret too
-        sources.setdefault(loaded.file, loaded.unparsed_text)
-    return FileReport(loaded.file, sort_diagnostics(found), opts.strict, sources)
+    return select(found, opts.select, opts.ignore, verbose=opts.verbose)
 
 
 # The file names of OpenClaw configs: what `validate DIR` looks for, and what the pre-commit

@@ -74,6 +74,9 @@ def _load_command(target: str) -> click.Command:
 # name -> "module:attribute" of the commands LazyGroup imports when they are named.
 LAZY_COMMANDS: dict[str, str] = {
     "explain": "loopcfg.commands.explain:explain_command",
+    "fix": "loopcfg.commands.fix:fix_command",
+    "lsp": "loopcfg.commands.lsp:lsp_command",
+    "migrate": "loopcfg.commands.migrate:migrate_command",
     "replay": "loopcfg.commands.replay:replay_command",
     "resolve": "loopcfg.commands.resolve:resolve_command",
     "schema": "loopcfg.commands.schema:schema_command",

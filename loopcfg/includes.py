@@ -337,13 +337,14 @@ class IncludeResolver:
 
     def _document(self, opened: _Opened, display: str) -> Document:
         """The parsed file, parsed once per run however often it is included."""
-        from loopcfg.source import SourceError, decode, format_for, parse_text
+        from loopcfg.source import SourceError, decode, format_for, parse_text, unsaved_text
 
         identity = opened.identity()
         cached = self.parsed.get(identity)
         if cached is not None:
             return cached
-        data = opened.read()
+        unsaved = unsaved_text(display)  # an editor's buffer (the LSP) or `fix`'s edit
+        data = opened.read() if unsaved is None else unsaved.encode("utf-8", "surrogatepass")
         try:
             document = parse_text(decode(data, display), display, format_for(display))
         except SourceError as error:

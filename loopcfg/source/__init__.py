@@ -10,6 +10,10 @@ from __future__ import annotations
 import os
 import stat
 import sys
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
+from types import MappingProxyType
 from typing import BinaryIO
 
 from loopcfg.diagnostics import Diagnostic
@@ -17,7 +21,15 @@ from loopcfg.source.errors import SourceError, read_error, syntax_error
 from loopcfg.source.files import open_nonblocking, read_limited
 from loopcfg.source.nodes import Document, Format, Span, split_lines
 
-__all__ = ["DEFAULT_MAX_BYTES", "SourceError", "format_for", "load_document", "parse_text"]
+__all__ = [
+    "DEFAULT_MAX_BYTES",
+    "SourceError",
+    "format_for",
+    "load_document",
+    "parse_text",
+    "unsaved_text",
+    "unsaved_texts",
+]
 
 DEFAULT_MAX_BYTES = 2 * 1024 * 1024
 _FORMATS: tuple[Format, ...] = ("json5", "json", "yaml")
@@ -46,6 +58,32 @@ def parse_text(text: str, file: str, format: str = "json5") -> Document:
     return parse_json5(text, file, "json" if format == "json" else "json5")
 
 
+# Texts that stand in for files, by real path: the LSP's open buffers, and `fix`'s edits while
+# it checks them again before writing. Set with `unsaved_texts`; empty for every other run.
+_UNSAVED: ContextVar[Mapping[str, str]] = ContextVar(
+    "loopcfg_unsaved", default=MappingProxyType({})
+)
+
+
+@contextmanager
+def unsaved_texts(texts: Mapping[str, str]) -> Iterator[None]:
+    """Within the block, reading a file named in `texts` (any spelling of its path) reads that
+    text instead of the disk."""
+    token = _UNSAVED.set({os.path.realpath(name): text for name, text in texts.items()})
+    try:
+        yield
+    finally:
+        _UNSAVED.reset(token)
+
+
+def unsaved_text(path: str) -> str | None:
+    """The text standing in for the file at `path` (see `unsaved_texts`), or None."""
+    unsaved = _UNSAVED.get()
+    if not unsaved or path == "-":
+        return None
+    return unsaved.get(os.path.realpath(path))
+
+
 def load_document(
     path: str,
     *,
@@ -55,7 +93,11 @@ def load_document(
     stdin: BinaryIO | None = None,
 ) -> Document:
     """Read and parse `path` (`-` is stdin, named `stdin_filename` or `<stdin>` in messages)."""
-    if path == "-":
+    unsaved = unsaved_text(path)
+    if unsaved is not None:  # an editor's buffer or an edit not yet written (loopcfg/edit)
+        name = path
+        data = unsaved.encode("utf-8", "surrogatepass")
+    elif path == "-":
         name = stdin_filename or "<stdin>"
         data = _read_stdin(stdin, max_bytes, name)
     else:

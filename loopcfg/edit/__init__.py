@@ -1,0 +1,120 @@
+"""One text-edit layer for every command that writes a config (`fix`, `migrate`, the LSP).
+
+Operations (loopcfg/edit/ops.py) name what to change by document path; `apply_operations`
+turns them into the new text of that one file: JSON5/JSON through the parser's spans (only the
+edited bytes change), YAML through ruamel.yaml's round trip. The result is parsed again and
+must keep every comment that was not inside a removed member; otherwise `EditError`, and
+nothing is written. `write_atomic` writes a file the safe way; `unified_diff` shows a change.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from loopcfg.edit.ops import (
+    Delete,
+    EntriesToList,
+    Insert,
+    ListToEntries,
+    Operation,
+    Rename,
+    Replace,
+    locate,
+)
+from loopcfg.edit.text import EditError, TextEdit, apply_edits
+from loopcfg.edit.write import unified_diff, write_atomic
+from loopcfg.source.nodes import Document, ObjectNode, Span
+
+__all__ = [
+    "Delete",
+    "EditError",
+    "EntriesToList",
+    "Insert",
+    "ListToEntries",
+    "Operation",
+    "Rename",
+    "Replace",
+    "TextEdit",
+    "apply_edits",
+    "apply_operations",
+    "unified_diff",
+    "write_atomic",
+]
+
+
+def apply_operations(document: Document, operations: list[Operation]) -> str:
+    """The document's new text after `operations`; raises EditError when that is unsafe."""
+    from loopcfg.source import parse_text
+    from loopcfg.source.errors import SourceError
+
+    if not operations:
+        return document.text
+    if document.format == "yaml":
+        from loopcfg.edit.yaml import apply_yaml
+
+        text = apply_yaml(document, operations)
+    else:
+        from loopcfg.edit.json5 import Json5Editor
+
+        text = Json5Editor(document).apply(operations)
+    try:
+        edited = parse_text(text, document.file, document.format)
+    except SourceError as error:  # pragma: no cover - an editor bug; never written
+        raise EditError(f"the edited file would not parse: {error.diagnostic.message}") from None
+    _check_comments(document, edited, operations)
+    return text
+
+
+def _check_comments(before: Document, after: Document, operations: list[Operation]) -> None:
+    removed = _removed_spans(before, operations)
+    kept = Counter(comment.text.strip() for comment in after.comments)
+    for comment in before.comments:
+        if any(_inside(comment.span, span) for span in removed):
+            continue
+        text = comment.text.strip()
+        if kept[text] <= 0:
+            raise EditError(f"the edit would lose the comment {text!r}")
+        kept[text] -= 1
+
+
+def _removed_spans(document: Document, operations: list[Operation]) -> list[Span]:
+    spans: list[Span] = []
+    for operation in operations:
+        if isinstance(operation, Delete):
+            located = locate(document.root, operation.path, operation.occurrence)
+            start = located.entry.key.span if located.entry is not None else located.node.span
+            spans.extend(_joined(start, located.node.span))
+        elif isinstance(operation, Replace):
+            node = locate(document.root, operation.path, operation.occurrence).node
+            spans.extend(_joined(node.span, node.span))
+        elif isinstance(operation, ListToEntries):
+            array = locate(document.root, operation.path).node
+            for item, key in zip(getattr(array, "items", []), operation.keys, strict=False):
+                if key is None:
+                    spans.extend(_joined(item.span, item.span))
+                elif isinstance(item, ObjectNode):
+                    for entry in item.entries:
+                        if entry.key.name == "id":
+                            spans.extend(_joined(entry.key.span, entry.value.span))
+        elif isinstance(operation, EntriesToList):
+            record = locate(document.root, operation.path).node
+            for entry in getattr(record, "entries", []):
+                spans.extend(_joined(entry.key.span, entry.value.span))  # only key..value moves
+    return spans
+
+
+def _joined(start: Span | None, end: Span | None) -> list[Span]:
+    if start is None or end is None:
+        return []
+    return [Span(start.file, start.line, start.column, end.end_line, end.end_column)]
+
+
+def _inside(inner: Span, outer: Span) -> bool:
+    return (outer.line, outer.column) <= (inner.line, inner.column) and (
+        inner.end_line,
+        inner.end_column,
+    ) <= (outer.end_line, outer.end_column)
+
+
+# Rename and Insert never remove a comment; they are listed for the reader of _removed_spans.
+_NEVER_REMOVE = (Rename, Insert)

@@ -1,0 +1,110 @@
+"""Text edits on a document's text: positions from spans, non-overlapping replacements.
+
+Spans are 1-based lines and code-point columns after a leading BOM (01 §1.6); a Python `str`
+index is a code point, so an offset is the start of the span's line plus its column - 1.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from bisect import bisect_right
+from typing import NamedTuple
+
+from loopcfg.source.nodes import Span
+
+_LINE_BREAK = re.compile("\r\n|[\n\r\u2028\u2029]")
+
+
+class EditError(Exception):
+    """An edit that cannot be made safely (overlapping edits, a value the format cannot hold)."""
+
+
+class TextEdit(NamedTuple):
+    """Replace text[start:end] with `text` (start == end inserts)."""
+
+    start: int
+    end: int
+    text: str
+
+
+class Positions:
+    """Offsets of a text's line starts, to turn spans into offsets and back."""
+
+    __slots__ = ("line_starts", "text")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        start = 1 if text.startswith("\ufeff") else 0
+        self.line_starts = [start]
+        self.line_starts.extend(match.end() for match in _LINE_BREAK.finditer(text, start))
+
+    def offset(self, line: int, column: int) -> int:
+        return self.line_starts[line - 1] + column - 1
+
+    def start(self, span: Span) -> int:
+        return self.offset(span.line, span.column)
+
+    def end(self, span: Span) -> int:
+        return self.offset(span.end_line, span.end_column)
+
+    def line_of(self, offset: int) -> int:
+        """The 1-based line that holds `offset`."""
+        return bisect_right(self.line_starts, offset)
+
+    def line_start(self, offset: int) -> int:
+        return self.line_starts[self.line_of(offset) - 1]
+
+    def line_end(self, offset: int) -> int:
+        """Where the line holding `offset` ends, before its terminator."""
+        found = _LINE_BREAK.search(self.text, offset)
+        return len(self.text) if found is None else found.start()
+
+    def after_line_break(self, offset: int) -> int:
+        """Past the terminator of the line holding `offset` (the end of the text on the last)."""
+        found = _LINE_BREAK.search(self.text, offset)
+        return len(self.text) if found is None else found.end()
+
+    def indentation(self, offset: int) -> str:
+        """The leading whitespace of the line holding `offset`."""
+        start = self.line_start(offset)
+        line = self.text[start : self.line_end(start)]
+        return line[: len(line) - len(line.lstrip(" \t"))]
+
+    def line_break(self) -> str:
+        """The file's own line terminator (the first one written; "\\n" without any)."""
+        found = _LINE_BREAK.search(self.text)
+        return "\n" if found is None else found.group()
+
+
+def apply_edits(text: str, edits: list[TextEdit]) -> str:
+    """Apply edits that do not overlap (an insertion may touch a replaced range's ends)."""
+    ordered = _merge_deletions(sorted(dict.fromkeys(edits), key=lambda e: (e.start, e.end)))
+    for before, after in itertools.pairwise(ordered):
+        if after.start < before.end:
+            raise EditError(f"overlapping edits at offsets {before.start} and {after.start}")
+    pieces: list[str] = []
+    position = 0
+    for edit in ordered:
+        pieces.append(text[position : edit.start])
+        pieces.append(edit.text)
+        position = edit.end
+    pieces.append(text[position:])
+    return "".join(pieces)
+
+
+def _merge_deletions(ordered: list[TextEdit]) -> list[TextEdit]:
+    """Deletions that overlap (two neighbours each taking the comma between them) are one."""
+    merged: list[TextEdit] = []
+    for edit in ordered:
+        last = merged[-1] if merged else None
+        if last is not None and not last.text and not edit.text and edit.start < last.end:
+            merged[-1] = TextEdit(last.start, max(last.end, edit.end), "")
+        else:
+            merged.append(edit)
+    return merged
+
+
+def touched_ranges(edits: list[TextEdit]) -> list[tuple[int, int]]:
+    """The ranges of the original text that the edits replace (for tests and reports)."""
+    return sorted((edit.start, edit.end) for edit in edits)

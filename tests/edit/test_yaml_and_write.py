@@ -1,0 +1,147 @@
+"""YAML edits through ruamel's round trip, atomic writes, and diffs."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from loopcfg.edit import (
+    Delete,
+    EditError,
+    EntriesToList,
+    Insert,
+    ListToEntries,
+    Rename,
+    Replace,
+    apply_operations,
+    unified_diff,
+    write_atomic,
+)
+from loopcfg.source import parse_text
+from loopcfg.source.nodes import to_python
+
+YAML = """\
+# top
+tools:
+  loopDetection:
+    enabled: true   # on
+    # about history
+    historySize: 5
+    # about warn
+    warningThreshold: 8
+agents:
+  list:
+    - id: main
+      default: true
+    # second agent
+    - id: ops
+      tools:
+        loopDetection:
+          historySize: 3
+"""
+
+
+def _yaml(text: str = YAML) -> object:
+    return parse_text(text, "c.yaml", "yaml")
+
+
+def test_yaml_delete_keeps_the_comments_around_the_member() -> None:
+    result = apply_operations(_yaml(), [Delete(("tools", "loopDetection", "historySize"))])  # type: ignore[arg-type]
+    for comment in ("# top", "# on", "# about history", "# about warn", "# second agent"):
+        assert comment in result
+    assert to_python(parse_text(result, "c.yaml", "yaml").root) == {
+        "tools": {"loopDetection": {"enabled": True, "warningThreshold": 8}},
+        "agents": {
+            "list": [
+                {"id": "main", "default": True},
+                {"id": "ops", "tools": {"loopDetection": {"historySize": 3}}},
+            ]
+        },
+    }
+    assert "    - id: main" in result  # the file's own sequence indentation
+
+
+def test_yaml_rename_replace_insert_and_roster_round_trip() -> None:
+    operations = [
+        Rename(("tools", "loopDetection", "warningThreshold"), "criticalThreshold"),
+        Replace(("tools", "loopDetection", "enabled"), False),
+        Insert(("tools", "loopDetection"), "detectors", {"pingPong": False}),
+    ]
+    result = apply_operations(_yaml(), operations)  # type: ignore[arg-type]
+    value = to_python(parse_text(result, "c.yaml", "yaml").root)
+    assert value["tools"]["loopDetection"] == {  # type: ignore[index]
+        "enabled": False,
+        "historySize": 5,
+        "criticalThreshold": 8,
+        "detectors": {"pingPong": False},
+    }
+    moved = apply_operations(_yaml(), [ListToEntries(("agents", "list"), ("main", "ops"))])  # type: ignore[arg-type]
+    entries = to_python(parse_text(moved, "c.yaml", "yaml").root)["agents"]  # type: ignore[index]
+    assert entries == {
+        "entries": {
+            "main": {"default": True},
+            "ops": {"tools": {"loopDetection": {"historySize": 3}}},
+        }
+    }
+    back = apply_operations(
+        parse_text(moved, "c.yaml", "yaml"), [EntriesToList(("agents", "entries"))]
+    )
+    assert (
+        to_python(parse_text(back, "c.yaml", "yaml").root)["agents"]
+        == to_python(  # type: ignore[index]
+            _yaml().root  # type: ignore[attr-defined]
+        )["agents"]
+    )
+
+
+def test_yaml_with_a_duplicate_key_is_not_edited() -> None:
+    with pytest.raises(EditError):
+        apply_operations(_yaml("a: 1\na: 2\nb: 3\n"), [Delete(("b",))])  # type: ignore[arg-type]
+
+
+def test_write_atomic_keeps_the_mode_and_replaces_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "openclaw.json5"
+    path.write_text("{}", encoding="utf-8")
+    path.chmod(0o640)
+    write_atomic(str(path), "{a: 1}\n")
+    assert path.read_text(encoding="utf-8") == "{a: 1}\n"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o640
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["openclaw.json5"]  # no temporary left
+
+
+def test_write_atomic_follows_a_link_inside_the_directory_only(tmp_path: Path) -> None:
+    inside = tmp_path / "real.json5"
+    inside.write_text("{}", encoding="utf-8")
+    link = tmp_path / "openclaw.json5"
+    link.symlink_to(inside)
+    write_atomic(str(link), "{b: 2}")
+    assert link.is_symlink() and inside.read_text(encoding="utf-8") == "{b: 2}"
+
+    outside_dir = tmp_path / "elsewhere"
+    outside_dir.mkdir()
+    target = outside_dir / "secret.json5"
+    target.write_text("{}", encoding="utf-8")
+    config_dir = tmp_path / "config"
+    config_dir.mkdir()
+    escaping = config_dir / "openclaw.json5"
+    escaping.symlink_to(target)
+    with pytest.raises(EditError, match="outside"):
+        write_atomic(str(escaping), "{c: 3}")
+    assert target.read_text(encoding="utf-8") == "{}"
+
+
+def test_unified_diff() -> None:
+    assert unified_diff("a\n", "a\n", "x") == ""
+    diff = unified_diff("a\nb\n", "a\nc\n", "x.json5")
+    assert diff.splitlines()[:2] == ["--- a/x.json5", "+++ b/x.json5"]
+    assert "-b" in diff and "+c" in diff
+    assert os.linesep  # the diff is text, written as is
+
+
+def test_crlf_json5_keeps_its_line_terminators() -> None:
+    text = "{\r\n  a: 1,\r\n  b: 2,\r\n}\r\n"
+    result = apply_operations(parse_text(text, "c.json5", "json5"), [Insert((), "c", 3)])
+    assert result == "{\r\n  a: 1,\r\n  b: 2,\r\n  c: 3,\r\n}\r\n"
