@@ -16,6 +16,7 @@ from loopcfg.source.nodes import Format
 
 if TYPE_CHECKING:
     from loopcfg.config import LoadedConfig
+    from loopcfg.releases import Target
 
 # NamedTuples, not dataclasses: a frozen dataclass costs about 2 ms of code generation when the
 # module is imported, on every `loopcfg validate`; a NamedTuple about 0.2 ms.
@@ -45,6 +46,9 @@ class FileReport(NamedTuple):
     diagnostics: Sequence[Diagnostic] = ()
     strict: bool = False
     sources: Mapping[str, str] = MappingProxyType({})
+    # The OpenClaw release the file was checked for, as named (`--openclaw` or its
+    # meta.lastTouchedVersion); None: no target. SARIF makes one run (category) per target.
+    target: str | None = None
 
     @property
     def unreadable(self) -> bool:
@@ -81,14 +85,20 @@ def check_file(
         max_bytes=opts.max_bytes,
         stdin=stdin,
     )
-    found = loaded_findings(loaded, opts)
+    from loopcfg.validate import config_target
+
+    target = config_target(loaded, opts.openclaw)
+    found = loaded_findings(loaded, opts, target)
     sources = {name: document.text for name, document in loaded.documents.items()}
     if loaded.unparsed_text is not None:  # a syntax error (LC001) is shown under a caret too
         sources.setdefault(loaded.file, loaded.unparsed_text)
-    return FileReport(loaded.file, sort_diagnostics(found), opts.strict, sources)
+    diagnostics = sort_diagnostics(found)
+    return FileReport(loaded.file, diagnostics, opts.strict, sources, target.name)
 
 
-def loaded_findings(loaded: LoadedConfig, options: CheckOptions | None = None) -> list[Diagnostic]:
+def loaded_findings(
+    loaded: LoadedConfig, options: CheckOptions | None = None, target: Target | None = None
+) -> list[Diagnostic]:
     """Every finding of a loaded config for its target, suppressed and selected as `options`
     say (unsorted): what `validate` reports, and what `fix`, `migrate` and the LSP start from."""
     from loopcfg.lint import lint_config
@@ -101,7 +111,8 @@ def loaded_findings(loaded: LoadedConfig, options: CheckOptions | None = None) -
     )
 
     opts = options or CheckOptions()
-    target = config_target(loaded, opts.openclaw)
+    if target is None:
+        target = config_target(loaded, opts.openclaw)
     found = with_missing_env(list(loaded.diagnostics), target)
     if loaded.root is not None:
         validation = validate_config(loaded, target)

@@ -173,11 +173,38 @@ def _notification(diagnostic: Diagnostic) -> dict[str, Any]:
     }
 
 
-def sarif_log(reports: Sequence[FileReport], target: str | None = None) -> dict[str, Any]:
-    """The SARIF log of all reports, as a JSON-ready value; `target` is the OpenClaw release
-    checked against (None: no target given)."""
+def sarif_log(reports: Sequence[FileReport]) -> dict[str, Any]:
+    """The SARIF log of all reports, as a JSON-ready value: one run per target release the
+    files were checked for, each with its own `automationDetails.id`, so code scanning keeps
+    the alerts of each release apart (a run for no target first)."""
     rules = list(RULES.values())
     index = {rule.code: number for number, rule in enumerate(rules)}
+    by_target: dict[str | None, list[FileReport]] = {}
+    for report in reports:
+        by_target.setdefault(report.target, []).append(report)
+    if not by_target:
+        by_target[None] = []
+    driver = {
+        "name": "loopcfg",
+        "version": __version__,
+        "semanticVersion": __version__,
+        "informationUri": INFORMATION_URI,
+        "rules": [_rule(rule) for rule in rules],
+    }
+    order = sorted(by_target, key=lambda target: (target is not None, target or ""))
+    return {
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [_run(by_target[target], target, driver, index) for target in order],
+    }
+
+
+def _run(
+    reports: Sequence[FileReport],
+    target: str | None,
+    driver: dict[str, Any],
+    index: dict[str, int],
+) -> dict[str, Any]:
     results: list[dict[str, Any]] = []
     notifications: list[dict[str, Any]] = []
     seen: dict[str, int] = {}  # occurrences of the same (code, file, path, agent) so far
@@ -194,25 +221,12 @@ def sarif_log(reports: Sequence[FileReport], target: str | None = None) -> dict[
     invocation: dict[str, Any] = {"executionSuccessful": not notifications}
     if notifications:
         invocation["toolExecutionNotifications"] = notifications
-    driver = {
-        "name": "loopcfg",
-        "version": __version__,
-        "semanticVersion": __version__,
-        "informationUri": INFORMATION_URI,
-        "rules": [_rule(rule) for rule in rules],
-    }
     return {
-        "$schema": SARIF_SCHEMA,
-        "version": "2.1.0",
-        "runs": [
-            {
-                "tool": {"driver": driver},
-                "automationDetails": {"id": automation_id(target)},
-                "invocations": [invocation],
-                "columnKind": "unicodeCodePoints",
-                "results": results,
-            }
-        ],
+        "tool": {"driver": driver},
+        "automationDetails": {"id": automation_id(target)},
+        "invocations": [invocation],
+        "columnKind": "unicodeCodePoints",
+        "results": results,
     }
 
 

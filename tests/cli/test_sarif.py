@@ -38,26 +38,29 @@ def validator() -> jsonschema.Draft4Validator:
 def assert_valid_sarif(log: dict[str, Any]) -> None:
     errors = sorted(validator().iter_errors(log), key=lambda e: list(e.absolute_path))
     assert not errors, [f"{list(e.absolute_path)}: {e.message}" for e in errors]
-    (run,) = log["runs"]
-    driver = run["tool"]["driver"]
-    assert driver["name"] == "loopcfg" and driver["version"] and driver["informationUri"]
-    assert run["columnKind"] == "unicodeCodePoints"
-    ids = [rule["id"] for rule in driver["rules"]]
-    for result in run["results"]:
-        assert ids[result["ruleIndex"]] == result["ruleId"]
-        assert result["message"]["text"]
-        assert result["level"] in ("error", "warning", "note")
-        for where in [*result["locations"], *result.get("relatedLocations", [])]:
-            physical = where["physicalLocation"]
-            uri = physical["artifactLocation"]["uri"]
-            assert _URI_REFERENCE.match(uri) and "\\" not in uri, uri
-            region = physical.get("region")
-            if region is not None:
-                assert region["startLine"] >= 1 and region["startColumn"] >= 1
-                assert (region["endLine"], region["endColumn"]) >= (
-                    region["startLine"],
-                    region["startColumn"],
-                )
+    assert log["runs"]
+    ids_seen = [run["automationDetails"]["id"] for run in log["runs"]]
+    assert len(set(ids_seen)) == len(ids_seen)  # one run per target release
+    for run in log["runs"]:
+        driver = run["tool"]["driver"]
+        assert driver["name"] == "loopcfg" and driver["version"] and driver["informationUri"]
+        assert run["columnKind"] == "unicodeCodePoints"
+        ids = [rule["id"] for rule in driver["rules"]]
+        for result in run["results"]:
+            assert ids[result["ruleIndex"]] == result["ruleId"]
+            assert result["message"]["text"]
+            assert result["level"] in ("error", "warning", "note")
+            for where in [*result["locations"], *result.get("relatedLocations", [])]:
+                physical = where["physicalLocation"]
+                uri = physical["artifactLocation"]["uri"]
+                assert _URI_REFERENCE.match(uri) and "\\" not in uri, uri
+                region = physical.get("region")
+                if region is not None:
+                    assert region["startLine"] >= 1 and region["startColumn"] >= 1
+                    assert (region["endLine"], region["endColumn"]) >= (
+                        region["startLine"],
+                        region["startColumn"],
+                    )
 
 
 @pytest.mark.parametrize("code", sorted(CASES))
@@ -238,6 +241,33 @@ def test_automation_details_name_the_target_release() -> None:
     assert sarif_log([])["runs"][0]["automationDetails"] == {
         "id": "loopcfg/validate/openclaw-default/"
     }
-    run = sarif_log([], target="2026.9.6")["runs"][0]
+    run = sarif_log([FileReport("a.json5", (), target="2026.9.6")])["runs"][0]
     assert run["automationDetails"]["id"] == "loopcfg/validate/openclaw-2026.9.6/"
-    assert_valid_sarif(sarif_log([], target="2026.9.6"))
+    assert_valid_sarif(sarif_log([FileReport("a.json5", (), target="2026.9.6")]))
+
+
+def test_one_run_per_target_release(tmp_path: Path) -> None:
+    # Each file is checked for its own target (--openclaw, else its meta.lastTouchedVersion):
+    # code scanning keeps one category per release, so its alerts never close each other.
+    old = tmp_path / "a" / "openclaw.json5"
+    new = tmp_path / "b" / "openclaw.json5"
+    none = tmp_path / "c" / "openclaw.json5"
+    for path, meta in ((old, "2026.7.1-2"), (new, "2026.9.6"), (none, None)):
+        path.parent.mkdir()
+        stamp = f'meta: {{lastTouchedVersion: "{meta}"}}, ' if meta else ""
+        path.write_text("{" + stamp + "tools: {loopDetection: {enabled: true, historySize: 5}}}\n")
+    log = sarif_log(check_paths([str(old), str(new), str(none)]))
+    assert_valid_sarif(log)
+    ids = [run["automationDetails"]["id"] for run in log["runs"]]
+    assert ids == [
+        "loopcfg/validate/openclaw-default/",
+        "loopcfg/validate/openclaw-2026.7.1-2/",
+        "loopcfg/validate/openclaw-2026.9.6/",
+    ]
+    files = [
+        {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in run["results"]}
+        for run in log["runs"]
+    ]
+    assert all(len(uris) == 1 for uris in files)  # each run holds its own file's findings
+    codes = [{r["ruleId"] for r in run["results"]} for run in log["runs"]]
+    assert "LC009" in codes[2] and "LC009" not in codes[1]  # historySize retired in 2026.8.1
