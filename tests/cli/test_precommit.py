@@ -181,3 +181,31 @@ def test_root_variant_catches_a_broken_fragment_committed_alone(repository: Repo
     assert done.returncode == 1, done.stdout
     assert "site/fragments/loop.json5:1:42: LC002 error" in done.stdout
     assert _hook_result(done.stdout, "loopcfg validate (root config and its includes)") == "Failed"
+
+
+def test_the_hooks_as_published_install_and_run(tmp_path: Path) -> None:
+    # What a user's .pre-commit-config.yaml does (docs/ci.md): `repo:` this repository at a
+    # commit, `language: python`, so pre-commit clones it, builds its own virtual environment
+    # with `pip install .` and runs the console script from there.
+    if not PRE_COMMIT.exists() or shutil.which("git") is None:
+        pytest.skip("pre-commit (the dev extra) or git is not installed")
+    head = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=REPO, capture_output=True, text=True, check=False
+    )
+    if head.returncode != 0:
+        pytest.skip("not a git checkout")
+    root = tmp_path / "repo"
+    root.mkdir()
+    user = Repository(root)
+    user.write(
+        ".pre-commit-config.yaml",
+        f"repos:\n  - repo: {REPO}\n    rev: {head.stdout.strip()}\n"
+        "    hooks:\n      - id: loopcfg-validate\n",
+    )
+    user.write("deploy/openclaw.json5", '{ tools: { loopDetection: { enabled: "yes" } } }')
+    user.write("roles/openclaw/tasks/main.yml", "- name: install openclaw\n  apt: {}\n")
+    done = user.pre_commit()
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert _hook_result(done.stdout, "loopcfg validate") == "Failed"
+    assert "deploy/openclaw.json5:1:38: LC002 error" in done.stdout
+    assert "LC008" not in done.stdout  # the Ansible role's YAML is not taken for a config
