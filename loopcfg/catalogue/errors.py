@@ -35,7 +35,9 @@ ERROR_RULES: tuple[Rule, ...] = (
             "Reports the first syntax error in a JSON5, JSON or YAML file, at the offending "
             "character, with what was expected there. An empty file, text that is not UTF-8, "
             "binary data and nesting deeper than 200 levels are reported the same way. Parsing "
-            "stops there, so there is one LC001 per file."
+            "stops there, so there is one LC001 per file. In `replay`, a session line (or store "
+            "row) that is not UTF-8, not JSON or longer than `--max-line-bytes` is an LC001 "
+            "too: it is skipped, and the replay goes on."
         ),
         why="OpenClaw parses its config with JSON5 and refuses to start when that fails.",
         example=(
@@ -178,7 +180,8 @@ ERROR_RULES: tuple[Rule, ...] = (
             "Reports a config whose top level is not an object, and `tools`, `agents`, "
             "`tools.loopDetection`, an agent's `tools` or an agent's `tools.loopDetection` that "
             "is present but not an object. Nothing below it is checked, so there is one "
-            "diagnostic for it."
+            "diagnostic for it. In `replay`, a session line (or store row) that is JSON but "
+            "not an object of the expected shape is an LC008: it is skipped."
         ),
         why="OpenClaw's schema requires these to be objects and refuses to start otherwise.",
         example="{\n  tools: {\n    loopDetection: true,\n  },\n}\n",

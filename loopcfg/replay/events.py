@@ -121,13 +121,15 @@ class RunId:
 
 @dataclass(frozen=True, slots=True)
 class Malformed:
-    """A line that could not be read; reported and skipped (or fatal with --strict)."""
+    """A line that could not be read; reported and skipped (or fatal with --strict). README
+    decision 7: LC001 when it is not UTF-8, not JSON or too long to read; LC008 when it is JSON
+    but not an object of the expected shape."""
 
     file: str
     line: int
     column: int
     message: str
-    code: str = "LC000"
+    code: str = "LC001"
     # A store row's `<db>::<sessionId>@<seq>` (10.5); None for file lines (`file:line:col`).
     location: str | None = None
 

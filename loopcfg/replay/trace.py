@@ -23,9 +23,10 @@ DEFAULT_SESSION = "default"
 class _BadLine(Exception):
     """One line's problem; becomes a Malformed event."""
 
-    def __init__(self, message: str, column: int = 1) -> None:
+    def __init__(self, message: str, column: int = 1, code: str = "LC008") -> None:
         super().__init__(message)
         self.column = column
+        self.code = code  # LC001: not JSON; LC008: JSON of the wrong shape (decision 7)
 
 
 def read_trace(file: str, lines: NumberedLines, *, run_scope: bool = True) -> Iterator[Event]:
@@ -45,7 +46,7 @@ def read_trace(file: str, lines: NumberedLines, *, run_scope: bool = True) -> It
         try:
             yield _parse_line(file, number, stripped, run_scope, indent)
         except _BadLine as problem:
-            yield Malformed(file, number, problem.column, str(problem))
+            yield Malformed(file, number, problem.column, str(problem), code=problem.code)
 
 
 def _parse_line(file: str, number: int, text: str, run_scope: bool, indent: int) -> Event:
@@ -53,7 +54,7 @@ def _parse_line(file: str, number: int, text: str, run_scope: bool, indent: int)
         value = loads(text)
     except ValueError as error:
         column, reason = json_problem(error, indent)
-        raise _BadLine(reason, column) from None
+        raise _BadLine(reason, column, "LC001") from None
     if not isinstance(value, dict):
         raise _BadLine("a trace line must be a JSON object", indent + 1)
     session = _optional_string(value, "session") or DEFAULT_SESSION

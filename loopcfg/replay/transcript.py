@@ -145,7 +145,9 @@ def read_transcript(
             yield Malformed(file, number, column, reason)
             continue
         if not isinstance(entry, dict):
-            yield Malformed(file, number, 1, "a transcript line must be a JSON object")
+            yield Malformed(
+                file, number, 1, "a transcript line must be a JSON object", code="LC008"
+            )
             continue
         header, first = first and entry.get("type") == "session", False
         if header:

@@ -117,7 +117,7 @@ def test_long_lines_are_reported_once_and_skipped(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["replay", str(path), "--max-line-bytes", "1000"])
     assert result.exit_code == 0
     message = f"line of {len(call) + 1} bytes is longer than --max-line-bytes; skipped"
-    assert f"{path}:2:1: LC000 error: {message}" in result.stderr
+    assert f"{path}:2:1: LC001 error: {message}" in result.stderr
     assert "2 calls, nothing detected" in result.stdout
     strict = CliRunner().invoke(cli, ["replay", str(path), "--max-line-bytes", "1000", "--strict"])
     assert strict.exit_code == 2

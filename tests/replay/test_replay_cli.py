@@ -126,7 +126,7 @@ def test_malformed_line_reported_and_strict_exits_2(scripted: None, tmp_path: Pa
     trace = tmp_path / "t.jsonl"
     trace.write_text('{"tool": "a", "args": {}}\nbroken\n', encoding="utf-8")
     lenient = run(str(trace))
-    assert lenient.exit_code == 0 and f"{trace}:2:1: LC000 error: not a JSON line" in lenient.stderr
+    assert lenient.exit_code == 0 and f"{trace}:2:1: LC001 error: not a JSON line" in lenient.stderr
     assert run(str(trace), "--strict").exit_code == 2
 
 

@@ -63,7 +63,7 @@ def test_trace_every_line_shape() -> None:
 def test_trace_malformed_lines_say_why() -> None:
     problems = [e for e in read_file(DATA / "every-shape.trace.jsonl") if isinstance(e, Malformed)]
     rendered = [p.render() for p in problems]
-    assert rendered[0].startswith("every-shape.trace.jsonl:10:1: LC000 error: not a JSON line")
+    assert rendered[0].startswith("every-shape.trace.jsonl:10:1: LC001 error: not a JSON line")
     assert "must be a JSON object" in rendered[1]
     assert 'unknown line type "mystery"' in rendered[2]
     assert 'needs a string "tool"' in rendered[3]
@@ -99,7 +99,7 @@ def test_a_number_over_pythons_digit_limit_is_one_malformed_line_in_plain_words(
     assert isinstance(problem, Malformed)
     assert (
         problem.render()
-        == "t:1:1: LC000 error: not a JSON line: a number with more than 4300 digits"
+        == "t:1:1: LC001 error: not a JSON line: a number with more than 4300 digits"
     )
 
 
@@ -248,8 +248,8 @@ def test_malformed_lines_point_at_the_column() -> None:
     trace = list(read_trace("t", iter(lines_of('  {"tool": x}\n'))))
     transcript = list(read_transcript("f", iter(lines_of('{"type":"session"}\n{"a": 1,}\n'))))
     assert [p.render() for p in trace if isinstance(p, Malformed)] == [
-        "t:1:12: LC000 error: not a JSON line: Expecting value"
+        "t:1:12: LC001 error: not a JSON line: Expecting value"
     ]
     assert [p.render() for p in transcript if isinstance(p, Malformed)] == [
-        "f:2:9: LC000 error: not a JSON line: Expecting property name enclosed in double quotes"
+        "f:2:9: LC001 error: not a JSON line: Expecting property name enclosed in double quotes"
     ]
