@@ -23,15 +23,20 @@ class LoopDetector(_engine.LoopDetector):
         normalize_tool_names: bool = True,
     ) -> LoopDetector:
         """A detector for `agent` of a whole config (a path, a LoadedConfig or a dict).
-        `openclaw` picks the engine generation (09), as for `LoopDetector`."""
-        from loopcfg.resolve import resolve_agent
 
-        settings = resolve_agent(config, agent)
+        The target release, which picks the engine generation (09), is `openclaw`, else the
+        config's own `meta.lastTouchedVersion` (08 §8.3), as for `validate` and `replay`."""
+        from loopcfg.resolve import agent_settings, as_loaded, resolve_config
+        from loopcfg.validate import config_target
+
+        loaded = as_loaded(config, openclaw=openclaw)  # loaded and validated once
+        target = config_target(loaded, openclaw)
+        settings = agent_settings(resolve_config(loaded.root, target), agent)
         return cls(
             settings,
             max_sessions=max_sessions,
             send_tools=send_tools,
             poll_tools=poll_tools,
-            openclaw=openclaw,
+            openclaw=target.release.name if target.release is not None else None,
             normalize_tool_names=normalize_tool_names,
         )

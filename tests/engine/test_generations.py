@@ -609,3 +609,17 @@ def test_e81_batches_of_one_equal_the_single_call_path(trace: list[tuple[int, in
         assert [(r.tool, r.args_hash, r.result_hash, r.kind) for r in batched.records] == [
             (r.tool, r.args_hash, r.result_hash, r.kind) for r in single.records
         ]
+
+
+def test_from_config_takes_the_target_from_meta_last_touched_version() -> None:
+    # 08 §8.3: without `openclaw=`, the config's own meta.lastTouchedVersion picks the engine.
+    from loopcfg.facade import LoopDetector as FacadeDetector
+
+    stamped = {
+        "meta": {"lastTouchedVersion": "2026.9.6"},
+        "tools": {"loopDetection": {"enabled": True}},
+    }
+    assert FacadeDetector.from_config(stamped).generation.name == "E8.1"
+    plain = {"tools": {"loopDetection": {"enabled": True}}}
+    assert FacadeDetector.from_config(plain).generation.name == "E6.5"
+    assert FacadeDetector.from_config(stamped, openclaw="2026.5.12").generation.name == "E5.12"
