@@ -1,8 +1,8 @@
-"""The small value classes of the validate path keep the semantics of the dataclasses they were.
+"""The small value classes of the validate path keep their value semantics.
 
 `Diagnostic`, `Related` (diagnostics.py), `Source`, `Adjustment` (settings.py) and `AgentEntry`
-(resolve.py) are plain slotted classes for start-up time (docs/performance.md, cold validate);
-these tests pin what `@dataclass(frozen=True, slots=True)` gave them: the constructor, equality
+(resolve.py) are `@dataclass(frozen=True, slots=True)` (again, since issue 15); these tests pin
+what callers rely on: the constructor, equality
 and hash over the compared fields, reprs, `FrozenInstanceError`, `__match_args__`, and pickles
 and copies made the same way. `EffectiveSettings` is documented as a dataclass and stays one.
 """

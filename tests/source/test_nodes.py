@@ -1,7 +1,7 @@
-"""The node and span classes keep the value semantics of the dataclasses they replaced.
+"""The node and span classes keep their semantics.
 
-They are plain slotted classes for start-up time (see docs/performance.md, cold validate);
-these tests pin what callers rely on: frozen, hashable spans and comments compared by value,
+`Span` and `Comment` are frozen slotted dataclasses, the nodes plain slotted classes; these tests
+pin what callers rely on: frozen, hashable spans and comments compared by value,
 nodes compared by identity, dataclass-style reprs, pickling and copying.
 """
 
