@@ -269,12 +269,9 @@ class TextStream:
         *,
         show_args: bool = False,
         on_problem: ProblemSink = _ignore_problem,
-        openclaw: dict[str, str | None] | None = None,
     ) -> None:
         self.out = out
         self.show_args = show_args
-        # The target release and its engine, once, after the version (06 §6.3.1).
-        self.openclaw = openclaw
         self.problem = on_problem
         self.alive: dict[tuple[str, str], _TextSession] = {}
         self.current: tuple[str, str] | None = None
