@@ -64,7 +64,7 @@ def replay_batch(replayer: _Replayer, batch: Batch) -> None:
         trigger = admitted.trigger_index == offset
         event = _event(replayer, call, first + offset, verdict, admitted.blocked, trigger)
         event.recovery = admitted.recovery
-        _count(replayer, live, call, first + offset, verdict)
+        replayer.tally(live, call.line, first + offset, verdict.level, verdict.emitted)
         replayer.found(live, event)
     if not admitted.blocked:
         for call in calls:
@@ -100,20 +100,6 @@ def _event(
         blocked=blocked,
         trigger=trigger,
     )
-
-
-def _count(replayer: _Replayer, live: _Live, call: Call, index: int, verdict: Any) -> None:
-    """`blocks` counts triggers (decision 4); warnings count when emitted."""
-    stats = live.stats
-    if verdict.level == "critical":
-        replayer.result.critical = True
-        stats.blocks += 1
-        if stats.first_block_line is None:
-            stats.first_block_line = call.line
-            stats.first_block_call = index
-    elif verdict.level == "warning" and verdict.emitted:
-        replayer.result.warned = True
-        stats.warnings += 1
 
 
 def _terminate(replayer: _Replayer, live: _Live, trigger: Call, admitted: Any) -> None:

@@ -368,16 +368,23 @@ class _Replayer:
             emitted,
             args=event.args if self.keep_args else None,
         )
-        if verdict.level == "critical":
+        self.tally(live, event.line, stats.calls, verdict.level, emitted)
+        self.found(live, found)
+
+    def tally(self, live: _Live, line: int, call: int, level: str, emitted: bool) -> None:
+        """What a verdict adds to its session's counts: a critical is a block (the first one
+        remembered), an emitted warning a warning. E8.1 batches tally their triggers here too
+        (decision 4)."""
+        stats = live.stats
+        if level == "critical":
             stats.blocks += 1
             self.result.critical = True
             if stats.first_block_line is None:
-                stats.first_block_line = event.line
-                stats.first_block_call = stats.calls
-        elif emitted:
+                stats.first_block_line = line
+                stats.first_block_call = call
+        elif level == "warning" and emitted:
             stats.warnings += 1
             self.result.warned = True
-        self.found(live, found)
 
     def found(self, live: _Live, item: ReplayEvent | ReplayAbort) -> None:
         """Hand an event or abort on once its run's real id is final (held until then)."""
