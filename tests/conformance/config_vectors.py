@@ -31,6 +31,7 @@ release refuses; a bare era-B `Invalid input` → any of LC002, LC003, LC008–L
 from __future__ import annotations
 
 import gzip
+import io
 import json
 import re
 import tempfile
@@ -246,8 +247,16 @@ class Pipeline:
         key = json.dumps([vector["main"], vector["files"], vector["env"]], sort_keys=True)
         loaded = self.loaded.get(key)
         if loaded is None:
-            main = materialise(vector, self.scratch / str(len(self.loaded)))
-            loaded = load_config(str(main), env=dict(vector["env"]))
+            env = dict(vector["env"])
+            files = vector["files"]
+            main_name = str(vector["main"])
+            if len(files) == 1 and "$include" not in files[main_name]:
+                # Nothing to resolve beside it: read from memory, as `validate -` reads it.
+                text = io.BytesIO(files[main_name].encode("utf-8"))
+                loaded = load_config("-", env=env, stdin_filename=main_name, stdin=text)
+            else:
+                main = materialise(vector, self.scratch / str(len(self.loaded)))
+                loaded = load_config(str(main), env=env)
             self.loaded[key] = loaded
         return loaded
 
@@ -364,7 +373,9 @@ def _reported_more(code: str, path: DocPath, theirs: set[DocPath]) -> bool:
     roster_rule = path in (("agents", "ownership"), ("agents", "entries")) or (
         len(path) == 3 and path[:2] == ("agents", "entries")
     )
-    if code == "LC007" and roster_rule:  # the roster rules, skipped beside another problem
+    if (
+        code in ("LC007", "LC010") and roster_rule
+    ):  # the roster rules, skipped beside another problem
         return any(other[:1] == ("agents",) and other != path for other in theirs)
     return False
 
