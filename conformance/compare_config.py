@@ -91,7 +91,8 @@ def compare_release(
 
 
 def percent(part: int, whole: int) -> str:
-    return f"{100 * part / whole:.1f} %" if whole else "-"
+    """Rounded down, so that only all of them reads 100.0 %."""
+    return f"{(1000 * part // whole) / 10:.1f} %" if whole else "-"
 
 
 def main() -> None:

@@ -827,7 +827,13 @@ def _entries_errors(agents: ObjectNode, target: Target, file: str) -> list[Diagn
         key = entry.key.name
         where = format_path(("agents", "entries", key))
         if not is_entry_key(key):
-            found.append(_entry_error(f'"{key}": Invalid agent id', entry, where, file))
+            # OpenClaw's words as recorded on 2026.9.6 (`roster.entries.key=*`); 08 §8.1 has
+            # `Invalid agent id` from the schema source, which the CLI does not print.
+            message = (
+                f'"{key}": Invalid key in record (an agent id is 1-64 letters, digits, "_" or '
+                '"-", not starting with "-")'
+            )
+            found.append(_entry_error(message, entry, where, file))
             continue
         if not isinstance(entry.value, ObjectNode):
             got = describe_value(entry.value)
