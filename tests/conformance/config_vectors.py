@@ -11,9 +11,16 @@ A vector is one config put to one release: `id`, `release`, `main` (the top file
 (`Unrecognized keys: "foo", "bar"`) at the object that holds them. loopcfg names the value or key
 itself (`agents.list[1].tools.loopDetection.foo`). Both are turned into tuples of segments:
 - an OpenClaw segment of digits after `list` is an array index; every other segment is a key
-  (so an `agents.entries` key with a dot in it is split; no vector has one that is valid);
+  (an `agents.entries` key with a dot in it is joined again when the config has that key);
 - `Unrecognized key(s): "a", "b"` at P becomes P+a and P+b, the keys loopcfg points at;
 - warnings written with brackets (`agents.list[0].id`) are read like loopcfg's paths.
+
+**Roster.** Where the release converted the config's `agents.list` on read (its warning
+`Moved agents.list to keyed agents.entries.`), OpenClaw names an agent `agents.entries.<id>`
+and loopcfg names it where the user wrote it, `agents.list[i]` (i: the first entry with that
+id). Where the conversion failed, OpenClaw says `agents: Unrecognized key: "list"` and then
+`agents.entries must contain at least one configured agent`: one problem, the list, which
+loopcfg reports once (LC010 at `agents.list`).
 An OpenClaw path *covers* a loopcfg path at it or below it: OpenClaw reports at the outermost
 rejected key (`agents.defaults: Unrecognized key: "tools"`; era B's bare `Invalid input` at the
 block), loopcfg at the key the user has to change (`agents.defaults.tools.loopDetection`).
@@ -23,9 +30,16 @@ and every loopcfg error path is covered by some OpenClaw path.
 **Codes.** What loopcfg code an OpenClaw issue corresponds to, by its message (`issue_codes`):
 `Unrecognized key` → LC003, LC009, LC010, LC011 or LC012 (which one depends on the key and the
 release); type, `Too small`, `Too big`, `expected int`, `received NaN` → LC002; `must be lower
-than` → LC004; `Invalid agent id`, the `agents.entries` refinements → LC007 or LC010 (the
-ownership rule on a converted list); `Missing env var` (a warning) → LC112, or LC006 where the
-release refuses; a bare era-B `Invalid input` → any of LC002, LC003, LC008–LC012.
+than` → LC004; `Invalid agent id` or 9.6's `Invalid key in record`, the `agents.entries`
+refinements → LC007 or LC010 (the ownership rule on a converted list); `Missing env var` (a
+warning) → LC112, or LC006 where the release refuses; a bare era-B `Invalid input` → any of
+LC002, LC003, LC008–LC012.
+
+**Agreement** (`verdict`): the same valid/invalid answer and the same problem paths, or one
+of the two deliberate differences of docs/conformance.md, each recognised by a rule:
+loopcfg reports more (an LC004 beside another problem OpenClaw reports in that block, or a
+roster rule beside another problem in `agents`, which OpenClaw skips), or the difference is
+outside the loop parts (`in_loop_parts`; one vector by id, `OUTSIDE_BY_ID`, with its reason).
 """
 
 from __future__ import annotations
