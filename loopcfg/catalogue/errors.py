@@ -161,8 +161,8 @@ ERROR_RULES: tuple[Rule, ...] = (
             "object, an entry without a string `id` and a `default` marker that is not "
             "`true`/`false`. On a 2026.8.1+ target it covers `agents.entries` with OpenClaw's "
             "own messages: not an object, an entry that is not an object or that has an `id` "
-            "key of its own, a key that is not a valid agent id (`Invalid key in record`), two keys "
-            "that normalise to the same id, more than one `default: true`, "
+            "key of its own, a key that is not a valid agent id (`Invalid key in record`), two "
+            "keys that normalise to the same id, more than one `default: true`, "
             '`agents.ownership: "explicit"` with a `default: true` marker, and several agents '
             "with no marker at all (named at `agents.ownership`, as OpenClaw names it). These "
             "rules also apply to an `agents.list` that the target converts on read."
