@@ -707,7 +707,7 @@ def _unconvertible(agents: ObjectNode, target: Target) -> str | None:
         if not isinstance(item, ObjectNode):
             return f"agents.list[{index}] is not an object"
         raw = _scalar(item.get("id"))
-        if not isinstance(raw, str) or not raw.strip() or raw != raw.strip():
+        if not isinstance(raw, str) or not raw.strip():
             return f"agents.list[{index}] has no id"
         if raw != normalize_agent_id(raw):
             return f'the id "{raw}" is not in normalised form ("{normalize_agent_id(raw)}")'
