@@ -14,7 +14,6 @@ and what was expected, at the offending token (a missing "," is reported where i
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
 
 from loopcfg.diagnostics import Diagnostic, Related
 from loopcfg.source.errors import SourceError
@@ -28,6 +27,7 @@ from loopcfg.source.nodes import (
     Key,
     Node,
     ObjectNode,
+    Positions,
     ScalarNode,
     Span,
     decimal_integer,
@@ -41,7 +41,6 @@ MAX_DEPTH = 200
 # JSON5 WhiteSpace (TAB VT FF SP NBSP BOM and every Zs) and LineTerminator (LF CR LS PS).
 _WS_CHARS = "\t\n\v\f\r \xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
 _WS = re.compile(f"[{_WS_CHARS}]*")
-_LINE_BREAK = re.compile("\r\n|[\n\r\u2028\u2029]")
 _LINE_COMMENT = re.compile("//[^\n\r\u2028\u2029]*")
 
 # Strings without escapes (nearly all of them) are one match; the rest go through chunks.
@@ -113,7 +112,7 @@ def _quote(token: str) -> str:
 
 
 class _Parser:
-    __slots__ = ("comments", "end", "file", "line_starts", "open", "start", "text")
+    __slots__ = ("comments", "end", "file", "open", "positions", "start", "text")
 
     def __init__(self, text: str, file: str) -> None:
         self.text = text
@@ -121,8 +120,8 @@ class _Parser:
         # A leading BOM is not part of the document: positions start after it.
         self.start = 1 if text.startswith("\ufeff") else 0
         self.end = len(text)
-        self.line_starts = [self.start]
-        self.line_starts.extend(match.end() for match in _LINE_BREAK.finditer(text, self.start))
+        # Keys and values get a Place; their Span is made only when someone reads it.
+        self.positions = Positions(file, text, self.start)
         self.comments: list[Comment] = []
         # The containers being parsed, innermost last: (kind, position of the bracket).
         self.open: list[tuple[str, int]] = []
@@ -130,13 +129,7 @@ class _Parser:
     # -- positions -----------------------------------------------------------------------
 
     def span(self, start: int, end: int) -> Span:
-        starts = self.line_starts
-        line = bisect_right(starts, start)
-        column = start - starts[line - 1] + 1
-        if line == len(starts) or end < starts[line]:
-            return Span(self.file, line, column, line, end - starts[line - 1] + 1)
-        end_line = bisect_right(starts, end, line)
-        return Span(self.file, line, column, end_line, end - starts[end_line - 1] + 1)
+        return self.positions.span(start, end)
 
     def where(self, position: int) -> str:
         span = self.span(position, position)
@@ -241,13 +234,13 @@ class _Parser:
             return self.array(position, path, depth + 1)
         if char == '"' or char == "'":
             value, end = self.string(position)
-            return ScalarNode(value, self.span(position, end), path, text[position:end]), end
+            return ScalarNode(value, (self.positions, position, end), path, text[position:end]), end
         if char in _VALUE_STARTS and char:
             return self.number(position, path)
         word = _ASCII_WORD.match(text, position)
         if word is not None and word.group() in _WORDS and not self.continues_word(word.end()):
             raw, end = word.group(), word.end()
-            return ScalarNode(_WORDS[raw], self.span(position, end), path, raw), end
+            return ScalarNode(_WORDS[raw], (self.positions, position, end), path, raw), end
         raise self.not_a_value(position)
 
     def continues_word(self, position: int) -> bool:
@@ -291,7 +284,7 @@ class _Parser:
             value = float(raw)
         else:
             value = decimal_integer(raw)
-        return ScalarNode(value, self.span(position, end), path, raw), end
+        return ScalarNode(value, (self.positions, position, end), path, raw), end
 
     def string(self, position: int) -> tuple[str, int]:
         """The decoded string whose opening quote is at `position`, and the end of its token."""
@@ -427,7 +420,7 @@ class _Parser:
             entries.append(Entry(key, value))
             more, position = self.after_item("object", position, opened)
         self.open.pop()
-        return ObjectNode(entries, self.span(opened, position), path), position
+        return ObjectNode(entries, (self.positions, opened, position), path), position
 
     def array(self, opened: int, path: DocPath, depth: int) -> tuple[Node, int]:
         self.enter("array", opened, depth)
@@ -442,17 +435,17 @@ class _Parser:
             items.append(item)
             more, position = self.after_item("array", position, opened)
         self.open.pop()
-        return ArrayNode(items, self.span(opened, position), path), position
+        return ArrayNode(items, (self.positions, opened, position), path), position
 
     def key(self, position: int) -> tuple[Key, int]:
         text = self.text
         char = text[position : position + 1]
         if char == '"' or char == "'":
             name, end = self.string(position)
-            return Key(name, self.span(position, end)), end
+            return Key(name, (self.positions, position, end)), end
         word = _ASCII_WORD.match(text, position)
         if word is not None and not self.continues_key(word.end()):
-            return Key(word.group(), self.span(position, word.end())), word.end()
+            return Key(word.group(), (self.positions, position, word.end())), word.end()
         loose = _LOOSE_KEY.match(text, position)
         if loose is None or char.isdigit():
             if position >= self.end:
@@ -462,9 +455,9 @@ class _Parser:
                 position,
                 self.token_end(position),
             )
-        return Key(self.identifier(position, loose.end()), self.span(position, loose.end())), (
-            loose.end()
-        )
+        return Key(
+            self.identifier(position, loose.end()), (self.positions, position, loose.end())
+        ), (loose.end())
 
     def continues_key(self, position: int) -> bool:
         char = self.text[position : position + 1]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import re
+from bisect import bisect_right
 from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
@@ -43,34 +44,102 @@ class Span:
         return (self.line, self.column)
 
 
-class Key:
+class Positions:
+    """Where the lines of one parsed text start, to turn offsets into `Span`s when asked.
+
+    A parser gives each token a `Place` (this table and the token's offsets) instead of a
+    `Span`: making a Span for each of the 100,000 tokens of a large config was half of the
+    parse, and most of them are never read. Line starts are computed on the first Span.
+    """
+
+    __slots__ = ("_starts", "file", "origin", "text")
+    file: str
+    text: str
+    origin: int  # offset of line 1, column 1 (after a leading BOM)
+    _starts: list[int] | None
+
+    def __init__(self, file: str, text: str, origin: int = 0) -> None:
+        self.file = file
+        self.text = text
+        self.origin = origin
+        self._starts = None
+
+    def line_starts(self) -> list[int]:
+        starts = self._starts
+        if starts is None:
+            starts = [self.origin]
+            starts.extend(match.end() for match in _LINE_BREAKS.finditer(self.text, self.origin))
+            self._starts = starts
+        return starts
+
+    def span(self, start: int, end: int) -> Span:
+        """The Span of the text from offset `start` to `end` (exclusive)."""
+        starts = self.line_starts()
+        line = bisect_right(starts, start)
+        column = start - starts[line - 1] + 1
+        if line == len(starts) or end < starts[line]:
+            return Span(self.file, line, column, line, end - starts[line - 1] + 1)
+        end_line = bisect_right(starts, end, line)
+        return Span(self.file, line, column, end_line, end - starts[end_line - 1] + 1)
+
+
+# A token's place before its Span is asked for: (the file's table, start offset, end offset).
+Place: TypeAlias = tuple[Positions, int, int]
+
+
+class _Located:
+    """A key or node with a `span`: a Span given when built, or made from its Place on the
+    first read (and kept). `place` is what a copy of the node passes on, unresolved."""
+
+    __slots__ = ("_span",)
+    _span: Span | Place | None
+
+    @property
+    def span(self) -> Span | None:
+        found = self._span
+        if type(found) is tuple:
+            positions, start, end = found
+            made = self._span = positions.span(start, end)
+            return made
+        return found  # type: ignore[return-value]
+
+    @span.setter
+    def span(self, span: Span | None) -> None:
+        self._span = span
+
+    @property
+    def place(self) -> Span | Place | None:
+        return self._span
+
+
+class Key(_Located):
     """An object key as written: its decoded name and the span of the key token."""
 
-    __slots__ = __match_args__ = ("name", "span")
+    __slots__ = ("name",)
+    __match_args__ = ("name", "span")
     name: str
-    span: Span | None
 
-    def __init__(self, name: str, span: Span | None) -> None:
+    def __init__(self, name: str, span: Span | Place | None) -> None:
         self.name = name
-        self.span = span
+        self._span = span
 
     def __repr__(self) -> str:
         return _repr(self, self.__match_args__)
 
 
-class ScalarNode:
-    __slots__ = __match_args__ = ("value", "span", "path", "raw")
+class ScalarNode(_Located):
+    __slots__ = ("path", "raw", "value")
+    __match_args__ = ("value", "span", "path", "raw")
     value: Scalar
-    span: Span | None
     path: DocPath
     # The token as written (`0x1F`, `.5`, `'a'`), for messages; None when built from Python.
     raw: str | None
 
     def __init__(
-        self, value: Scalar, span: Span | None, path: DocPath = (), raw: str | None = None
+        self, value: Scalar, span: Span | Place | None, path: DocPath = (), raw: str | None = None
     ) -> None:
         self.value = value
-        self.span = span
+        self._span = span
         self.path = path
         self.raw = raw
 
@@ -78,15 +147,15 @@ class ScalarNode:
         return _repr(self, self.__match_args__)
 
 
-class ArrayNode:
-    __slots__ = __match_args__ = ("items", "span", "path")
+class ArrayNode(_Located):
+    __slots__ = ("items", "path")
+    __match_args__ = ("items", "span", "path")
     items: list[Node]
-    span: Span | None
     path: DocPath
 
-    def __init__(self, items: list[Node], span: Span | None, path: DocPath = ()) -> None:
+    def __init__(self, items: list[Node], span: Span | Place | None, path: DocPath = ()) -> None:
         self.items = items
-        self.span = span
+        self._span = span
         self.path = path
 
     def __repr__(self) -> str:
@@ -106,24 +175,24 @@ class Entry:
         return _repr(self, self.__match_args__)
 
 
-class ObjectNode:
+class ObjectNode(_Located):
     """An object with its entries in source order, duplicates included (the last one wins)."""
 
-    __slots__ = __match_args__ = ("entries", "span", "path", "_index")
+    __slots__ = ("_index", "entries", "path")
+    __match_args__ = ("entries", "span", "path", "_index")
     entries: list[Entry]
-    span: Span | None
     path: DocPath
     _index: dict[str, Entry] | None
 
     def __init__(
         self,
         entries: list[Entry],
-        span: Span | None,
+        span: Span | Place | None,
         path: DocPath = (),
         _index: dict[str, Entry] | None = None,
     ) -> None:
         self.entries = entries
-        self.span = span
+        self._span = span
         self.path = path
         self._index = _index
 
