@@ -31,6 +31,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
+from loopcfg.collector import paused
 from loopcfg.diagnostics import Diagnostic, Related
 from loopcfg.keys import SETTINGS_BY_NAME
 from loopcfg.releases import Target
@@ -608,6 +609,7 @@ def _block_lints(resolved: ResolvedConfig, errors: _Errors, file: str) -> list[D
     return diagnostics
 
 
+@paused
 def lint_config(
     loaded: LoadedConfig,
     validation: Sequence[Diagnostic] | None = None,

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeAlias
 
 from loopcfg.agent_ids import normalize_agent_id
+from loopcfg.collector import paused
 from loopcfg.diagnostics import Diagnostic
 from loopcfg.keys import DEFAULT_LINE, SETTINGS
 from loopcfg.keys import settings_for as settings_of_line
@@ -367,6 +368,7 @@ class ResolvedConfig(NamedTuple):
         return next((s for s in self.agents if s.agent and s.agent.id == wanted), None)
 
 
+@paused
 def resolve_config(root: ObjectNode | None, target: Target | None = None) -> ResolvedConfig:
     """Resolve the global block and every agent of the target's roster, with provenance."""
     chosen = choose_target(None) if target is None else target

@@ -24,6 +24,7 @@ from functools import cache, lru_cache
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from loopcfg.agent_ids import is_entry_key, normalize_agent_id
+from loopcfg.collector import paused
 from loopcfg.diagnostics import Diagnostic, Related
 from loopcfg.fastcheck import is_valid
 from loopcfg.includes import describe_value
@@ -104,6 +105,7 @@ def config_target(loaded: LoadedConfig, option: str | None = None) -> Target:
     return choose_target(option, version)
 
 
+@paused
 def validate_config(loaded: LoadedConfig, target: Target | None = None) -> list[Diagnostic]:
     """Every error of the config for `target` (default: the config's own, `config_target`)."""
     root = loaded.root
