@@ -424,8 +424,10 @@ def _lc106_lc108_agent_ids(entries: Sequence[AgentEntry], file: str) -> list[Dia
 def _lc107_duplicate_keys(loaded: LoadedConfig) -> list[Diagnostic]:
     diagnostics: list[Diagnostic] = []
     for name, document in loaded.documents.items():
-        for node, path in _objects(document.root):
+        for node in _objects(document.root):
             for earlier, later in node.duplicates():
+                # A parsed node's path is its path in its own document (set by the parser).
+                path = node.path
                 where = format_path((*path, later.key.name))
                 container = format_path(path) or "the top level"
                 line = f" (line {earlier.key.span.line})" if earlier.key.span else ""
@@ -445,17 +447,17 @@ def _lc107_duplicate_keys(loaded: LoadedConfig) -> list[Diagnostic]:
     return diagnostics
 
 
-def _objects(root: Node) -> list[tuple[ObjectNode, DocPath]]:
-    """Every object of a document with its path in that document (iterative: deep trees)."""
-    found: list[tuple[ObjectNode, DocPath]] = []
-    stack: list[tuple[Node, DocPath]] = [(root, ())]
+def _objects(root: Node) -> list[ObjectNode]:
+    """Every object of a document (iterative: deep trees)."""
+    found: list[ObjectNode] = []
+    stack: list[Node] = [root]
     while stack:
-        node, path = stack.pop()
+        node = stack.pop()
         if isinstance(node, ObjectNode):
-            found.append((node, path))
-            stack.extend((entry.value, (*path, entry.key.name)) for entry in node.entries)
+            found.append(node)
+            stack.extend(entry.value for entry in node.entries)
         elif isinstance(node, ArrayNode):
-            stack.extend((item, (*path, index)) for index, item in enumerate(node.items))
+            stack.extend(node.items)
     return found
 
 
@@ -516,6 +518,8 @@ class _Errors:
         block, or at its `enabled`."""
         if self.everywhere:
             return "broken"
+        if not self.paths:
+            return "clean"  # a valid config: no path to format for each of its blocks
         prefix = format_path(block)
         if any(path in self.paths for path in _prefixes(prefix)):  # at or above it
             return "broken"
@@ -635,7 +639,11 @@ def lint_config(
     # other entry it collides with, says nothing about the id the user will actually have.
     unresolved = {d.path for d in loaded.diagnostics if d.code == "LC006"}
     resolved = resolve_config(loaded.root, chosen)
-    entries = [entry for entry in resolved.entries if format_path(entry.id_path) not in unresolved]
+    entries = [
+        entry
+        for entry in resolved.entries
+        if not unresolved or format_path(entry.id_path) not in unresolved
+    ]
     diagnostics.extend(_lc106_lc108_agent_ids(entries, loaded.file))
     diagnostics.extend(_block_lints(resolved, errors, loaded.file))
     return diagnostics

@@ -17,7 +17,9 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeAlias
 
 from loopcfg.agent_ids import normalize_agent_id
@@ -26,11 +28,12 @@ from loopcfg.diagnostics import Diagnostic
 from loopcfg.keys import DEFAULT_LINE, SETTINGS
 from loopcfg.keys import settings_for as settings_of_line
 from loopcfg.releases import MAX_SAFE_INTEGER, Target, choose_target, line_settings
-from loopcfg.settings import EffectiveSettings, Origin, Source, settings_from_block
+from loopcfg.settings import EffectiveSettings, Origin, Source, settings_from_written
 from loopcfg.source.nodes import (
     ArrayNode,
     DocPath,
     Entry,
+    Key,
     Node,
     ObjectNode,
     ScalarNode,
@@ -79,19 +82,32 @@ class ConfigError(Exception):
 
 
 class Written(NamedTuple):
-    """One setting as written in one block: its value and where (key token, value token)."""
+    """One setting as written in one block: its value, and its key and value as parsed (their
+    spans and the path are read from them when a finding or a source needs them)."""
 
     name: str
     value: bool | int
     origin: Origin  # "global" or "agent"
-    key_span: Span | None
-    value_span: Span | None
-    path: str
+    key: Key | None
+    node: Node  # the value as written
+
+    @property
+    def key_span(self) -> Span | None:
+        return None if self.key is None else self.key.span
+
+    @property
+    def value_span(self) -> Span | None:
+        return self.node.span
 
     @property
     def span(self) -> Span | None:
         """Where a written value is pointed at: its key token (the value's if there is no key)."""
         return self.key_span or self.value_span
+
+    @property
+    def path(self) -> str:
+        """The value's document path (`agents.list[2].tools.loopDetection.historySize`)."""
+        return format_path(self.node.path) if self.node.path else self.name
 
     def source(self) -> Source:
         span = self.span
@@ -295,10 +311,7 @@ def block_settings(
         value = _setting_value(setting.kind, entry.value)
         if value is None:
             continue
-        path = format_path(entry.value.path) if entry.value.path else setting.name
-        written[setting.name] = Written(
-            setting.name, value, origin, entry.key.span, entry.value.span, path
-        )
+        written[setting.name] = Written(setting.name, value, origin, entry.key, entry.value)
     return written
 
 
@@ -307,17 +320,6 @@ def merge_written(
 ) -> dict[str, Written]:
     """02 §2.2 on flattened settings: the agent's written settings win, the rest is inherited."""
     return {**global_written, **agent_written}
-
-
-def _as_block(merged: Mapping[str, Written]) -> dict[str, Any]:
-    block: dict[str, Any] = {}
-    for name, written in merged.items():
-        if "." in name:
-            group, leaf = name.split(".", 1)
-            block.setdefault(group, {})[leaf] = written.value
-        else:
-            block[name] = written.value
-    return block
 
 
 def settings_for(
@@ -333,15 +335,30 @@ def settings_for(
     its source says `builtin` (README Decision 10), not `default`.
     """
     sources = {name: written.source() for name, written in merged.items()}
-    accepted = line_settings(line)
-    builtin = {s.name: Source("builtin") for s in SETTINGS if s.name not in accepted}
-    return settings_from_block(
-        _as_block(merged),
+    return _scope_settings(merged, sources, agent, found, line)
+
+
+def _scope_settings(
+    merged: Mapping[str, Written],
+    sources: Mapping[str, Source],
+    agent: str | None,
+    found: bool | None,
+    line: str,
+) -> EffectiveSettings:
+    # The written values were checked when they were read (`_setting_value`): no second check.
+    return settings_from_written(
+        {name: written.value for name, written in merged.items()},
         sources=sources,
         agent=agent,
         found=found,
-        fixed_sources=builtin,
+        fixed_sources=_builtin_sources(line),
     )
+
+
+@cache
+def _builtin_sources(line: str) -> Mapping[str, Source]:
+    accepted = line_settings(line)
+    return MappingProxyType({s.name: Source("builtin") for s in SETTINGS if s.name not in accepted})
 
 
 class Scope(NamedTuple):
@@ -374,9 +391,10 @@ def resolve_config(root: ObjectNode | None, target: Target | None = None) -> Res
     chosen = choose_target(None) if target is None else target
     line = chosen.line.id
     global_written = block_settings(global_block(root), "global", line)
-    global_scope = Scope(
-        None, global_written, dict(global_written), settings_for(global_written, line=line)
-    )
+    # The global block's sources, made once: every agent's scope inherits them.
+    global_sources = {name: written.source() for name, written in global_written.items()}
+    global_settings = _scope_settings(global_written, global_sources, None, None, line)
+    global_scope = Scope(None, global_written, dict(global_written), global_settings)
     entries = tuple(agent_entries(root, chosen))
     scopes: list[Scope] = []
     seen: set[str] = set()
@@ -386,7 +404,8 @@ def resolve_config(root: ObjectNode | None, target: Target | None = None) -> Res
         seen.add(entry.id)
         own = block_settings(agent_block(root, entry), "agent", line)
         merged = merge_written(global_written, own)
-        settings = settings_for(merged, agent=entry.id, found=True, line=line)
+        sources = {**global_sources, **{name: w.source() for name, w in own.items()}}
+        settings = _scope_settings(merged, sources, entry.id, True, line)
         scopes.append(Scope(entry, own, merged, settings))
     return ResolvedConfig(chosen, global_written, global_scope, tuple(scopes), entries)
 

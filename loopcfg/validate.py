@@ -142,48 +142,62 @@ def validate_config(loaded: LoadedConfig, target: Target | None = None) -> list[
     # A value whose `${VAR}` failed is already reported (LC006); its type follows from that.
     unresolved = {d.path for d in loaded.diagnostics if d.code == "LC006"}
     diagnostics = [d for d in found.values() if d.path not in unresolved]
-    for block_path in block_paths(root, chosen):
-        diagnostics.extend(_order_errors(root, block_path, loaded.file, line))
+    for block_path, block in _blocks(root, chosen):
+        diagnostics.extend(_order_errors(block, block_path, loaded.file, line))
     return diagnostics
 
 
 def block_paths(root: ObjectNode, target: Target | None = None) -> list[DocPath]:
     """Paths of every block that is an object and that the target reads: the global one, then
     each agent's (`agents.list[i]` or `agents.entries.<id>`, as the target's roster is)."""
+    return [path for path, _ in _blocks(root, target)]
+
+
+def _blocks(root: ObjectNode, target: Target | None = None) -> list[tuple[DocPath, ObjectNode]]:
+    """`block_paths` with each block's node."""
     chosen = target if target is not None else choose_target(None)
-    paths: list[DocPath] = []
-    if isinstance(_at(root, ("tools", _BLOCK_KEY)), ObjectNode):
-        paths.append(("tools", _BLOCK_KEY))
+    found: list[tuple[DocPath, ObjectNode]] = []
+    own = _at(root, ("tools", _BLOCK_KEY))
+    if isinstance(own, ObjectNode):
+        found.append((("tools", _BLOCK_KEY), own))
     reads = roster_reads(root, chosen)
-    candidates = _list_blocks(root) if reads.list else []
+    if reads.list:
+        found += _list_block_nodes(root)
     if reads.entries:
-        candidates += _entry_blocks(root)
-    paths += [path for path in candidates if isinstance(_at(root, path), ObjectNode)]
-    return paths
+        found += _entry_block_nodes(root)
+    return found
 
 
 def _list_blocks(root: ObjectNode) -> list[DocPath]:
+    return [path for path, _ in _list_block_nodes(root)]
+
+
+def _list_block_nodes(root: ObjectNode) -> list[tuple[DocPath, ObjectNode]]:
     agents = _at(root, ("agents", "list"))
     if not isinstance(agents, ArrayNode):
         return []
-    paths: list[DocPath] = []
-    for index in range(len(agents.items)):
-        path: DocPath = ("agents", "list", index, "tools", _BLOCK_KEY)
-        if isinstance(_at(root, path), ObjectNode):
-            paths.append(path)
-    return paths
+    found: list[tuple[DocPath, ObjectNode]] = []
+    for index, agent in enumerate(agents.items):
+        tools = agent.get("tools") if isinstance(agent, ObjectNode) else None
+        block = tools.get(_BLOCK_KEY) if isinstance(tools, ObjectNode) else None
+        if isinstance(block, ObjectNode):
+            found.append((("agents", "list", index, "tools", _BLOCK_KEY), block))
+    return found
 
 
-def _entry_blocks(root: ObjectNode) -> list[DocPath]:
+def _entry_block_nodes(root: ObjectNode) -> list[tuple[DocPath, ObjectNode]]:
     entries = _at(root, ("agents", "entries"))
     if not isinstance(entries, ObjectNode):
         return []
-    paths: list[DocPath] = []
+    found: list[tuple[DocPath, ObjectNode]] = []
     for entry in entries.winning_entries():
+        if entry.key.name == "$include":
+            continue
         path: DocPath = ("agents", "entries", entry.key.name, "tools", _BLOCK_KEY)
-        if entry.key.name != "$include" and isinstance(_at(root, path), ObjectNode):
-            paths.append(path)
-    return paths
+        block = _at(root, path)
+        if isinstance(block, ObjectNode):
+            found.append((path, block))
+    return found
 
 
 def _at(root: Node, path: DocPath) -> Node | None:
@@ -506,14 +520,10 @@ def _at_node(
 
 
 def _order_errors(
-    root: ObjectNode, block: DocPath, file: str, line: str = DEFAULT_LINE
+    node: ObjectNode, block: DocPath, file: str, line: str = DEFAULT_LINE
 ) -> list[Diagnostic]:
     """LC004: OpenClaw's own checks, only where both keys are written in this block and the
     target's line has them."""
-    node = _at(root, block)
-    if not isinstance(node, ObjectNode):  # pragma: no cover - block_paths checked it
-        return []
-    prefix = format_path(block)
     accepted = line_settings(line)
     diagnostics: list[Diagnostic] = []
     for lower, upper in THRESHOLD_ORDER:
@@ -525,6 +535,7 @@ def _order_errors(
         low_value, high_value = _threshold(low.value), _threshold(high.value)
         if low_value is None or high_value is None or low_value < high_value:
             continue
+        prefix = format_path(block)
         message = f"{prefix}.{lower} must be lower than {upper}."
         span = high.key.span or high.value.span
         related = _related(low, f"{lower} is {low_value} here")
@@ -871,9 +882,7 @@ def _unknown_target_warning(root: ObjectNode, target: Target, file: str) -> Diag
     """LC110: the written keys the newest known release rejects, with their retirement."""
     newest = newest_release()
     written: list[tuple[str, Entry, str]] = []  # (setting, entry, path)
-    for path in block_paths(root, target):
-        block = _at(root, path)
-        assert isinstance(block, ObjectNode)
+    for path, block in _blocks(root, target):
         for entry in block.winning_entries():
             name = entry.key.name
             if name in GROUPS and isinstance(entry.value, ObjectNode):
@@ -895,7 +904,7 @@ def _unknown_target_warning(root: ObjectNode, target: Target, file: str) -> Diag
             f"{newest.name})"
         )
     by_release: dict[str, list[str]] = {}
-    for setting, _, _ in written:
+    for setting in dict.fromkeys(setting for setting, _, _ in written):  # each setting once
         status = key_status(setting, newest)
         retired = status.retired_in if status is not None else None
         names = by_release.setdefault(retired or "?", [])
