@@ -57,6 +57,15 @@ _ASCII_WORD = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
 # An unquoted key as written: ASCII name characters, \uXXXX escapes, any non-ASCII character
 # that is not whitespace; checked against ID_Start/ID_Continue afterwards.
 _LOOSE_KEY = re.compile(f"(?:[A-Za-z0-9_$]|\\\\(?:u[0-9A-Fa-f]{{4}})?|[^\\x00-\\x7f{_WS_CHARS}])+")
+# The usual start of a member, `name: ` or `"name": ` with only whitespace around the colon: one
+# match instead of a key token, two skips and a colon check. Anything else (a comment, an
+# escape, a non-ASCII key, an error) goes the general way from the same position.
+_MEMBER = re.compile(
+    "(?:([A-Za-z_$][A-Za-z0-9_$]*)|\"([^\"\\\\\n\r]*)\"|'([^'\\\\\n\r]*)')"
+    f"[{_WS_CHARS}]*:[{_WS_CHARS}]*"
+)
+# The usual end of an item: whitespace, a comma, whitespace (comments go the general way).
+_COMMA = re.compile(f"[{_WS_CHARS}]*,[{_WS_CHARS}]*")
 _KEY_ESCAPE = re.compile(r"\\u([0-9A-Fa-f]{4})")
 _HEX2 = re.compile(r"[0-9A-Fa-f]{2}")
 _HEX4 = re.compile(r"[0-9A-Fa-f]{4}")
@@ -233,6 +242,12 @@ class _Parser:
         if char == "[":
             return self.array(position, path, depth + 1)
         if char == '"' or char == "'":
+            simple = _SIMPLE_STRING[char].match(text, position)  # no escapes: one match
+            if simple is not None:
+                end = simple.end()
+                return ScalarNode(
+                    simple.group(1), (self.positions, position, end), path, text[position:end]
+                ), end
             value, end = self.string(position)
             return ScalarNode(value, (self.positions, position, end), path, text[position:end]), end
         if char in _VALUE_STARTS and char:
@@ -374,11 +389,16 @@ class _Parser:
 
     def after_item(self, kind: str, end_of_item: int, opened: int) -> tuple[bool, int]:
         """After an item: (True, next item) on ",", (False, past the closer) on the closer."""
-        position = self.skip(end_of_item)
         text = self.text
+        position = _WS.match(text, end_of_item).end()  # type: ignore[union-attr]
+        if text.startswith("/", position):
+            position = self.skip(position)
         char = text[position : position + 1]
         if char == ",":
-            return True, self.skip(position + 1)
+            position = _WS.match(text, position + 1).end()  # type: ignore[union-attr]
+            if text.startswith("/", position):
+                position = self.skip(position)
+            return True, position
         closer = _CLOSERS[kind]
         if char == closer:
             return False, position + 1
@@ -405,34 +425,57 @@ class _Parser:
             if text.startswith("}", position):
                 position += 1
                 break
-            key, position = self.key(position)
-            position = self.skip(position)
-            if not text.startswith(":", position):
-                if position >= self.end:
-                    raise self.unexpected_end()
-                raise self.fail(
-                    f'expected ":" after key {_quote(key.name)}, found {self.found(position)}',
-                    position,
-                    self.token_end(position),
-                )
-            position = self.skip(position + 1)
+            member = _MEMBER.match(text, position)
+            if member is not None:
+                group = member.lastindex or 1
+                # A quoted key's token includes its closing quote.
+                key_end = member.end(group) + (group != 1)
+                key = Key(member.group(group), (self.positions, position, key_end))
+                position = member.end()
+                if text.startswith("/", position):
+                    position = self.skip(position)
+            else:
+                key, position = self.key(position)
+                position = self.skip(position)
+                if not text.startswith(":", position):
+                    if position >= self.end:
+                        raise self.unexpected_end()
+                    raise self.fail(
+                        f'expected ":" after key {_quote(key.name)}, found {self.found(position)}',
+                        position,
+                        self.token_end(position),
+                    )
+                position = self.skip(position + 1)
             value, position = self.value(position, (*path, key.name), depth)
             entries.append(Entry(key, value))
+            comma = _COMMA.match(text, position)
+            if comma is not None:
+                position = comma.end()
+                if text.startswith("/", position):
+                    position = self.skip(position)
+                continue
             more, position = self.after_item("object", position, opened)
         self.open.pop()
         return ObjectNode(entries, (self.positions, opened, position), path), position
 
     def array(self, opened: int, path: DocPath, depth: int) -> tuple[Node, int]:
         self.enter("array", opened, depth)
+        text = self.text
         items: list[Node] = []
         position = self.skip(opened + 1)
         more = True
         while more:
-            if self.text.startswith("]", position):
+            if text.startswith("]", position):
                 position += 1
                 break
             item, position = self.value(position, (*path, len(items)), depth)
             items.append(item)
+            comma = _COMMA.match(text, position)
+            if comma is not None:
+                position = comma.end()
+                if text.startswith("/", position):
+                    position = self.skip(position)
+                continue
             more, position = self.after_item("array", position, opened)
         self.open.pop()
         return ArrayNode(items, (self.positions, opened, position), path), position
