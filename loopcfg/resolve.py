@@ -62,6 +62,7 @@ __all__ = [
     "resolve_agent",
     "resolve_all",
     "resolve_config",
+    "resolve_one",
     "settings_for",
     "suggest_agents",
 ]
@@ -431,8 +432,27 @@ def resolve_agent(
     config's `meta.lastTouchedVersion` (08 §8.3).
     """
     loaded = as_loaded(config, env=env, openclaw=openclaw)
-    resolved = resolve_config(loaded.root, _target_of(loaded, openclaw))
-    return agent_settings(resolved, agent)
+    return resolve_one(loaded.root, agent, _target_of(loaded, openclaw))
+
+
+def resolve_one(
+    root: ObjectNode | None, agent: str | None, target: Target | None = None
+) -> EffectiveSettings:
+    """`agent_settings(resolve_config(root, target), agent)` without merging the other agents:
+    the global block and the first roster entry with the agent's id (02 §2.1), nothing else.
+    What `resolve --agent` and `resolve_agent` print for one agent of thousands."""
+    chosen = choose_target(None) if target is None else target
+    line = chosen.line.id
+    global_written = block_settings(global_block(root), "global", line)
+    global_sources = {name: written.source() for name, written in global_written.items()}
+    if agent is None:
+        return _scope_settings(global_written, global_sources, None, None, line)
+    entry = find_agent(root, agent, chosen)
+    if entry is None:
+        return settings_for(global_written, agent=normalize_agent_id(agent), found=False, line=line)
+    own = block_settings(agent_block(root, entry), "agent", line)
+    sources = {**global_sources, **{name: w.source() for name, w in own.items()}}
+    return _scope_settings(merge_written(global_written, own), sources, entry.id, True, line)
 
 
 def agent_settings(resolved: ResolvedConfig, agent: str | None) -> EffectiveSettings:

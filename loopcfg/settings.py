@@ -254,4 +254,3 @@ def settings_from_written(
         sources=MappingProxyType(origin),
         adjustments=tuple(adjustments),
     )
-
