@@ -424,6 +424,8 @@ def _lc106_lc108_agent_ids(entries: Sequence[AgentEntry], file: str) -> list[Dia
 def _lc107_duplicate_keys(loaded: LoadedConfig) -> list[Diagnostic]:
     diagnostics: list[Diagnostic] = []
     for name, document in loaded.documents.items():
+        if document.duplicate_keys is False:
+            continue  # the parser saw every object's keys: none written twice
         for node in _objects(document.root):
             for earlier, later in node.duplicates():
                 # A parsed node's path is its path in its own document (set by the parser).

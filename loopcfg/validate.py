@@ -791,11 +791,14 @@ def _misplaced_blocks(root: ObjectNode, target: Target, file: str) -> list[Diagn
                     places.append((tools.entry(_BLOCK_KEY), path, no_defaults))  # type: ignore[arg-type]
                 places += _nested_in_tools(tools, ("agents", "defaults", "tools"), no_defaults)
         for agent_path, agent in _agent_objects(agents):
-            belongs = format_path((*agent_path, "tools", _BLOCK_KEY))
             here = agent.entry(_BLOCK_KEY)
+            nested = _nested_in_tools(agent.get("tools"), (*agent_path, "tools"), "")
+            if here is None and not nested:
+                continue  # nearly every agent: no path to format
+            belongs = format_path((*agent_path, "tools", _BLOCK_KEY))
             if here is not None:
                 places.append((here, (*agent_path, _BLOCK_KEY), belongs))
-            places += _nested_in_tools(agent.get("tools"), (*agent_path, "tools"), belongs)
+            places += [(entry, path, belongs) for entry, path, _ in nested]
     diagnostics: list[Diagnostic] = []
     for entry, path, belongs in places:
         where = format_path(path)

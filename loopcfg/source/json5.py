@@ -99,7 +99,7 @@ def parse_json5(text: str, file: str, format: Format = "json5") -> Document:
     """Parse JSON5 (or plain JSON) text into a Document; raises SourceError (LC001)."""
     parser = _Parser(text, file)
     root = parser.document()
-    return Document(file, text, root, parser.comments, format)
+    return Document(file, text, root, parser.comments, format, duplicate_keys=parser.duplicate_keys)
 
 
 def _is_key_char(char: str, first: bool) -> bool:
@@ -121,7 +121,7 @@ def _quote(token: str) -> str:
 
 
 class _Parser:
-    __slots__ = ("comments", "end", "file", "open", "positions", "start", "text")
+    __slots__ = ("comments", "duplicate_keys", "end", "file", "open", "positions", "start", "text")
 
     def __init__(self, text: str, file: str) -> None:
         self.text = text
@@ -132,6 +132,7 @@ class _Parser:
         # Keys and values get a Place; their Span is made only when someone reads it.
         self.positions = Positions(file, text, self.start)
         self.comments: list[Comment] = []
+        self.duplicate_keys = False  # an object wrote a key twice (LC107 then looks for it)
         # The containers being parsed, innermost last: (kind, position of the bracket).
         self.open: list[tuple[str, int]] = []
 
@@ -419,6 +420,9 @@ class _Parser:
         self.enter("object", opened, depth)
         text = self.text
         entries: list[Entry] = []
+        # Each object's index by name (the last entry wins), made here rather than on its
+        # first look-up: it also tells whether a key was written twice.
+        index: dict[str, Entry] = {}
         position = self.skip(opened + 1)
         more = True
         while more:
@@ -447,7 +451,9 @@ class _Parser:
                     )
                 position = self.skip(position + 1)
             value, position = self.value(position, (*path, key.name), depth)
-            entries.append(Entry(key, value))
+            entry = Entry(key, value)
+            entries.append(entry)
+            index[key.name] = entry
             comma = _COMMA.match(text, position)
             if comma is not None:
                 position = comma.end()
@@ -456,7 +462,9 @@ class _Parser:
                 continue
             more, position = self.after_item("object", position, opened)
         self.open.pop()
-        return ObjectNode(entries, (self.positions, opened, position), path), position
+        if len(index) != len(entries):
+            self.duplicate_keys = True
+        return ObjectNode(entries, (self.positions, opened, position), path, index), position
 
     def array(self, opened: int, path: DocPath, depth: int) -> tuple[Node, int]:
         self.enter("array", opened, depth)

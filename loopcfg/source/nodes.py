@@ -256,13 +256,17 @@ Format: TypeAlias = Literal["json5", "json", "yaml"]
 class Document:
     """One parsed file: its tree, its comments and its text (for source lines under carets)."""
 
-    __slots__ = __match_args__ = ("file", "text", "root", "comments", "format", "_lines")
+    __match_args__ = ("file", "text", "root", "comments", "format", "_lines")
+    __slots__ = (*__match_args__, "duplicate_keys")
     file: str
     text: str
     root: Node
     comments: list[Comment]
     format: Format
     _lines: list[str] | None
+    # Whether an object of the file writes a key twice (LC107), as the parser saw it while it
+    # indexed each object; None when the parser does not say (the file is searched then).
+    duplicate_keys: bool | None
 
     def __init__(
         self,
@@ -272,6 +276,8 @@ class Document:
         comments: list[Comment],
         format: Format,
         _lines: list[str] | None = None,
+        *,
+        duplicate_keys: bool | None = None,
     ) -> None:
         self.file = file
         self.text = text
@@ -279,6 +285,7 @@ class Document:
         self.comments = comments
         self.format = format
         self._lines = _lines
+        self.duplicate_keys = duplicate_keys
 
     def __repr__(self) -> str:
         return _repr(self, ("file", "text", "root", "comments", "format"))

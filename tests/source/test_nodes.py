@@ -129,3 +129,17 @@ def test_parsed_spans_are_the_places_of_the_tokens() -> None:
         Span("f.json5", 2, 10, 2, 13),
     ]
     assert root.span == Span("f.json5", 1, 1, 3, 2)
+
+
+def test_the_parser_indexes_each_object_and_says_whether_a_key_repeats() -> None:
+    from loopcfg.source.json5 import parse_json5
+
+    clean = parse_json5("{a: {b: 1, c: 2}, d: [{e: 1}]}", "f.json5")
+    assert clean.duplicate_keys is False
+    twice = parse_json5("{a: {b: 1, c: 2, b: 3}, d: 1}", "f.json5")
+    assert twice.duplicate_keys is True
+    inner = twice.root.get("a")  # type: ignore[union-attr]
+    assert isinstance(inner, ObjectNode)
+    assert inner.get("b").value == 3  # type: ignore[union-attr]  # the last one wins
+    assert [(a.value.value, b.value.value) for a, b in inner.duplicates()] == [(1, 3)]  # type: ignore[union-attr]
+    assert Document("f", "{}", ObjectNode([], None), [], "json5").duplicate_keys is None
