@@ -555,6 +555,8 @@ def _scopes(
         return None, []
     global_written = resolved.global_written
     global_scope = (_Scope.of(resolved.global_scope, global_written), global_state)
+    if not errors.everywhere and not errors.paths:  # a valid config: every scope is clean
+        return global_scope, [(_Scope.of(s, global_written), "clean") for s in resolved.agents]
     agents: list[tuple[_Scope, str]] = []
     for scope in resolved.agents:
         assert scope.agent is not None

@@ -884,6 +884,7 @@ def target_findings(loaded: LoadedConfig, target: Target) -> list[Diagnostic]:
 def _unknown_target_warning(root: ObjectNode, target: Target, file: str) -> Diagnostic | None:
     """LC110: the written keys the newest known release rejects, with their retirement."""
     newest = newest_release()
+    rejected = {setting for setting in KEY_LIFE if not newest.accepts(setting)}
     written: list[tuple[str, Entry, str]] = []  # (setting, entry, path)
     for path, block in _blocks(root, target):
         for entry in block.winning_entries():
@@ -891,9 +892,9 @@ def _unknown_target_warning(root: ObjectNode, target: Target, file: str) -> Diag
             if name in GROUPS and isinstance(entry.value, ObjectNode):
                 for leaf in entry.value.winning_entries():
                     dotted = f"{name}.{leaf.key.name}"
-                    if dotted in KEY_LIFE and not newest.accepts(dotted):
+                    if dotted in rejected:
                         written.append((dotted, leaf, format_path((*path, name, leaf.key.name))))
-            elif name in KEY_LIFE and not newest.accepts(name):
+            elif name in rejected:
                 written.append((name, entry, format_path((*path, name))))
     agents = root.get("agents")
     roster = agents.entry("list") if isinstance(agents, ObjectNode) else None

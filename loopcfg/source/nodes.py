@@ -206,10 +206,12 @@ class ObjectNode(_Located):
 
     def entry(self, name: str) -> Entry | None:
         """The winning entry for `name` (the last one written), or None."""
-        return self._lookup().get(name)
+        index = self._index
+        return (self._lookup() if index is None else index).get(name)
 
     def get(self, name: str) -> Node | None:
-        found = self._lookup().get(name)
+        index = self._index
+        found = (self._lookup() if index is None else index).get(name)
         return None if found is None else found.value
 
     def __contains__(self, name: object) -> bool:
