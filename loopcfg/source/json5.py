@@ -28,6 +28,7 @@ from loopcfg.source.nodes import (
     Node,
     ObjectNode,
     Positions,
+    Scalar,
     ScalarNode,
     Span,
     decimal_integer,
@@ -57,12 +58,16 @@ _ASCII_WORD = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
 # An unquoted key as written: ASCII name characters, \uXXXX escapes, any non-ASCII character
 # that is not whitespace; checked against ID_Start/ID_Continue afterwards.
 _LOOSE_KEY = re.compile(f"(?:[A-Za-z0-9_$]|\\\\(?:u[0-9A-Fa-f]{{4}})?|[^\\x00-\\x7f{_WS_CHARS}])+")
-# The usual start of a member, `name: ` or `"name": ` with only whitespace around the colon: one
-# match instead of a key token, two skips and a colon check. Anything else (a comment, an
-# escape, a non-ASCII key, an error) goes the general way from the same position.
+# The usual start of a member, `name: ` or `"name": ` with only whitespace around the colon, and
+# the usual scalar value after it (a string without escapes, true, false, null, an integer of up
+# to 15 digits, ending where a token must end): one match instead of a key token, two skips, a
+# colon check and a value. Anything else (a comment, an escape, a non-ASCII key, a float, an
+# object, an error) goes the general way from where the match stopped, or from the key.
 _MEMBER = re.compile(
     "(?:([A-Za-z_$][A-Za-z0-9_$]*)|\"([^\"\\\\\n\r]*)\"|'([^'\\\\\n\r]*)')"
     f"[{_WS_CHARS}]*:[{_WS_CHARS}]*"
+    "(?:(?:\"([^\"\\\\\n\r]*)\"|'([^'\\\\\n\r]*)'|(true|false|null|-?(?:0|[1-9][0-9]{0,14})))"
+    f"(?=[{_WS_CHARS},}}\\]/]|\\Z))?"
 )
 # The usual end of an item: whitespace, a comma, whitespace (comments go the general way).
 _COMMA = re.compile(f"[{_WS_CHARS}]*,[{_WS_CHARS}]*")
@@ -431,11 +436,29 @@ class _Parser:
                 break
             member = _MEMBER.match(text, position)
             if member is not None:
-                group = member.lastindex or 1
-                # A quoted key's token includes its closing quote.
-                key_end = member.end(group) + (group != 1)
-                key = Key(member.group(group), (self.positions, position, key_end))
+                identifier, double, single, double_value, single_value, word = member.groups()
+                if identifier is not None:
+                    name, key_end = identifier, position + len(identifier)
+                else:  # no escapes: the token is the name in its quotes
+                    name = double if double is not None else single
+                    key_end = position + len(name) + 2
+                key = Key(name, (self.positions, position, key_end))
                 position = member.end()
+                scalar = self.member_scalar(
+                    position, (*path, name), double_value, single_value, word
+                )
+                if scalar is not None:
+                    entry = Entry(key, scalar)
+                    entries.append(entry)
+                    index[name] = entry
+                    comma = _COMMA.match(text, position)
+                    if comma is not None:
+                        position = comma.end()
+                        if text.startswith("/", position):
+                            position = self.skip(position)
+                        continue
+                    more, position = self.after_item("object", position, opened)
+                    continue
                 if text.startswith("/", position):
                     position = self.skip(position)
             else:
@@ -465,6 +488,26 @@ class _Parser:
         if len(index) != len(entries):
             self.duplicate_keys = True
         return ObjectNode(entries, (self.positions, opened, position), path, index), position
+
+    def member_scalar(
+        self,
+        end: int,
+        path: DocPath,
+        double: str | None,
+        single: str | None,
+        word: str | None,
+    ) -> ScalarNode | None:
+        """The scalar `_MEMBER` matched, ending at `end` (None when it matched none): the node
+        `value` would have made of the same token."""
+        if word is not None:
+            start = end - len(word)
+            scalar: Scalar = _WORDS[word] if word in _WORDS else int(word)
+            return ScalarNode(scalar, (self.positions, start, end), path, word)
+        string = double if double is not None else single
+        if string is None:
+            return None
+        start = end - len(string) - 2
+        return ScalarNode(string, (self.positions, start, end), path, self.text[start:end])
 
     def array(self, opened: int, path: DocPath, depth: int) -> tuple[Node, int]:
         self.enter("array", opened, depth)
