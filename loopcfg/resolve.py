@@ -226,7 +226,8 @@ def agent_entries(root: ObjectNode | None, target: Target | None = None) -> list
     return found
 
 
-def _keyed_entries(root: ObjectNode) -> list[AgentEntry]:
+def _keyed_entries(root: ObjectNode, wanted: str | None = None) -> list[AgentEntry]:
+    """The `agents.entries` agents; with `wanted`, only the first whose id it is."""
     entries = _at(root, ("agents", "entries"))
     if not isinstance(entries, ObjectNode):
         return []
@@ -235,13 +236,18 @@ def _keyed_entries(root: ObjectNode) -> list[AgentEntry]:
         key = entry.key.name
         if key == "$include" or not isinstance(entry.value, ObjectNode):
             continue
-        found.append(
-            AgentEntry(index, key, normalize_agent_id(key), entry.value, entry.key.span, None, key)
-        )
+        normalised = normalize_agent_id(key)
+        if wanted is not None and normalised != wanted:
+            continue
+        found.append(AgentEntry(index, key, normalised, entry.value, entry.key.span, None, key))
+        if wanted is not None:
+            break
     return found
 
 
-def _list_entries(root: ObjectNode) -> list[AgentEntry]:
+def _list_entries(root: ObjectNode, wanted: str | None = None) -> list[AgentEntry]:
+    """The `agents.list` agents; with `wanted`, only the first whose id it is (the others'
+    entries, and the spans they carry, are not made)."""
     agents = _at(root, ("agents", "list"))
     if not isinstance(agents, ArrayNode):
         return []
@@ -255,16 +261,21 @@ def _list_entries(root: ObjectNode) -> list[AgentEntry]:
         raw = id_entry.value.value
         if not isinstance(raw, str):
             continue
+        normalised = normalize_agent_id(raw)
+        if wanted is not None and normalised != wanted:
+            continue
         entries.append(
             AgentEntry(
                 index,
                 raw,
-                normalize_agent_id(raw),
+                normalised,
                 item,
                 id_entry.key.span,
                 id_entry.value.span,
             )
         )
+        if wanted is not None:
+            break
     return entries
 
 
@@ -272,8 +283,16 @@ def find_agent(
     root: ObjectNode | None, agent: str, target: Target | None = None
 ) -> AgentEntry | None:
     """The **first** entry whose normalised id equals the normalised `agent` (02 §2.1)."""
+    if root is None:
+        return None
+    from loopcfg.validate import roster_reads
+
     wanted = normalize_agent_id(agent)
-    return next((entry for entry in agent_entries(root, target) if entry.id == wanted), None)
+    reads = roster_reads(root, choose_target(None) if target is None else target)
+    found = _list_entries(root, wanted) if reads.list else []
+    if not found and reads.entries:
+        found = _keyed_entries(root, wanted)
+    return found[0] if found else None
 
 
 def _setting_value(kind: str, node: Node) -> bool | int | None:
