@@ -212,6 +212,13 @@ def agent_block(root: ObjectNode | None, agent: AgentEntry) -> ObjectNode | None
     return block if isinstance(block, ObjectNode) else None
 
 
+def _own_block(agent: AgentEntry) -> ObjectNode | None:
+    """`agent_block` for an entry of the root being resolved: read from the agent's own node
+    rather than walked to from the root again."""
+    block = _child(_child(agent.node, "tools"), "loopDetection")
+    return block if isinstance(block, ObjectNode) else None
+
+
 def agent_entries(root: ObjectNode | None, target: Target | None = None) -> list[AgentEntry]:
     """Every agent of the roster the target reads (08 §8.1), in order: `agents.list` entries
     that are objects with a string id, and/or `agents.entries` entries that are objects."""
@@ -422,7 +429,7 @@ def resolve_config(root: ObjectNode | None, target: Target | None = None) -> Res
         if entry.id in seen:
             continue  # ignored at runtime (LC106)
         seen.add(entry.id)
-        own = block_settings(agent_block(root, entry), "agent", line)
+        own = block_settings(_own_block(entry), "agent", line)
         merged = merge_written(global_written, own)
         sources = {**global_sources, **{name: w.source() for name, w in own.items()}}
         settings = _scope_settings(merged, sources, entry.id, True, line)
@@ -469,7 +476,7 @@ def resolve_one(
     entry = find_agent(root, agent, chosen)
     if entry is None:
         return settings_for(global_written, agent=normalize_agent_id(agent), found=False, line=line)
-    own = block_settings(agent_block(root, entry), "agent", line)
+    own = block_settings(_own_block(entry), "agent", line)
     sources = {**global_sources, **{name: w.source() for name, w in own.items()}}
     return _scope_settings(merge_written(global_written, own), sources, entry.id, True, line)
 
