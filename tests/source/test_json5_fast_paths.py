@@ -71,6 +71,8 @@ def test_fast_paths_give_what_the_general_path_gives(text: str, where: int, inse
         "{a: 'x'y}",
         "{a\u00a0: 1,\u2028b :\t2 , c: /* c */ 3, d: 4 // e\n}",
         "{a: 1 /* c */, b: 2,}",
+        "[ 0,\u00a0 0,\u3000]",
+        "{a:\u3000 1, b: 2,\u2028c:\x0b'x'\u00a0}",
         '{"a\\"b": 1, \'\': 2, $_: 3, a: 4}',
         "{a: 01}",
         "{a: -}",
