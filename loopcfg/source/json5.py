@@ -1,11 +1,12 @@
 """A small, fast JSON5 parser that keeps the position of every key, value and comment.
 
 One recursive-descent pass over the text, driven by compiled regexes matched at a position
-(whitespace, simple strings, numbers and words are each one `match`). Line/column pairs are
-only computed when a span is made, by bisecting into the precomputed line starts, so the cost
-is a few microseconds per node. The grammar is the JSON5 1.0.0 spec (https://spec.json5.org);
-where the python-json5 package differs from it we follow the spec (see docs/performance.md and
-tests/source/test_json5_oracle.py for the list).
+(whitespace, simple strings, numbers and words are each one `match`; the usual member, `name:
+scalar` with plain whitespace, and the usual `, ` separator are one match each, anything else
+goes the general way). Keys and values get a `Place` (offsets); the line/column `Span` is made
+only when someone reads `.span`, by bisecting into the file's line starts. The grammar is the
+JSON5 1.0.0 spec (https://spec.json5.org); where the python-json5 package differs from it we
+follow the spec (see docs/performance.md and tests/source/test_json5_oracle.py for the list).
 
 Errors stop the parse: `SourceError` with an LC001 diagnostic whose message says what was found
 and what was expected, at the offending token (a missing "," is reported where it belongs).
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import re
 
+from loopcfg.collector import paused
 from loopcfg.diagnostics import Diagnostic, Related
 from loopcfg.source.errors import SourceError
 from loopcfg.source.nodes import (
@@ -106,6 +108,7 @@ _VALUE_STARTS = frozenset("{[\"'0123456789+-.")
 _CLOSERS = {"object": "}", "array": "]"}
 
 
+@paused
 def parse_json5(text: str, file: str, format: Format = "json5") -> Document:
     """Parse JSON5 (or plain JSON) text into a Document; raises SourceError (LC001)."""
     parser = _Parser(text, file)
