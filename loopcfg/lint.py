@@ -388,8 +388,8 @@ def _lc106_lc108_agent_ids(entries: Sequence[AgentEntry], file: str) -> list[Dia
     diagnostics: list[Diagnostic] = []
     first: dict[str, AgentEntry] = {}
     for entry in entries:
-        where = format_path(entry.id_path)
         if entry.raw_id != entry.id:
+            where = format_path(entry.id_path)
             message = (
                 f'agent id "{entry.raw_id}" is normalised by OpenClaw to "{entry.id}": session '
                 "keys, folders and --agent use that"
@@ -415,6 +415,7 @@ def _lc106_lc108_agent_ids(entries: Sequence[AgentEntry], file: str) -> list[Dia
             else ()
         )
         hint = "give this agent its own id or merge the two entries"
+        where = format_path(entry.id_path)
         diagnostics.append(
             _diagnostic("LC106", message, entry.id_span, where, file, entry.id, hint, related)
         )
