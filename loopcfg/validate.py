@@ -24,6 +24,7 @@ from functools import cache, lru_cache
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from loopcfg.agent_ids import is_entry_key, normalize_agent_id
+from loopcfg.collector import paused
 from loopcfg.diagnostics import Diagnostic, Related
 from loopcfg.fastcheck import is_valid
 from loopcfg.includes import describe_value
@@ -104,6 +105,7 @@ def config_target(loaded: LoadedConfig, option: str | None = None) -> Target:
     return choose_target(option, version)
 
 
+@paused
 def validate_config(loaded: LoadedConfig, target: Target | None = None) -> list[Diagnostic]:
     """Every error of the config for `target` (default: the config's own, `config_target`)."""
     root = loaded.root
@@ -145,8 +147,8 @@ def validate_config(loaded: LoadedConfig, target: Target | None = None) -> list[
     unresolved = {d.path for d in loaded.diagnostics if d.code == "LC006"} if refuses else set()
     diagnostics = [d for d in found.values() if d.path not in unresolved]
     diagnostics += _meta_version_type(root, loaded.file)
-    for block_path in block_paths(root, chosen):
-        diagnostics.extend(_order_errors(root, block_path, loaded.file, line))
+    for block_path, block in _blocks(root, chosen):
+        diagnostics.extend(_order_errors(block, block_path, loaded.file, line))
     return diagnostics
 
 
@@ -165,19 +167,25 @@ def _meta_version_type(root: ObjectNode, file: str) -> list[Diagnostic]:
 def block_paths(root: ObjectNode, target: Target | None = None) -> list[DocPath]:
     """Paths of every block that is an object and that the target reads: the global one, then
     each agent's (`agents.list[i]` or `agents.entries.<id>`, as the target's roster is)."""
+    return [path for path, _ in _blocks(root, target)]
+
+
+def _blocks(root: ObjectNode, target: Target | None = None) -> list[tuple[DocPath, ObjectNode]]:
+    """`block_paths` with each block's node."""
     chosen = target if target is not None else choose_target(None)
-    paths: list[DocPath] = []
-    if isinstance(_at(root, ("tools", _BLOCK_KEY)), ObjectNode):
-        paths.append(("tools", _BLOCK_KEY))
+    found: list[tuple[DocPath, ObjectNode]] = []
+    own = _at(root, ("tools", _BLOCK_KEY))
+    if isinstance(own, ObjectNode):
+        found.append((("tools", _BLOCK_KEY), own))
     reads = roster_reads(root, chosen)
-    candidates = _list_blocks(root) if reads.list else []
+    if reads.list:
+        found += _list_block_nodes(root)
     if reads.entries:
-        candidates += _entry_blocks(root)
-    paths += [path for path in candidates if isinstance(_at(root, path), ObjectNode)]
-    return paths
+        found += _entry_block_nodes(root)
+    return found
 
 
-def _list_blocks(root: ObjectNode, *, objects_only: bool = True) -> list[DocPath]:
+def _list_blocks(root: ObjectNode, *, objects_only: bool) -> list[DocPath]:
     agents = _at(root, ("agents", "list"))
     if not isinstance(agents, ArrayNode):
         return []
@@ -204,16 +212,32 @@ def _converted_list_shapes(root: ObjectNode, file: str) -> list[Diagnostic]:
     return found
 
 
-def _entry_blocks(root: ObjectNode) -> list[DocPath]:
+def _list_block_nodes(root: ObjectNode) -> list[tuple[DocPath, ObjectNode]]:
+    agents = _at(root, ("agents", "list"))
+    if not isinstance(agents, ArrayNode):
+        return []
+    found: list[tuple[DocPath, ObjectNode]] = []
+    for index, agent in enumerate(agents.items):
+        tools = agent.get("tools") if isinstance(agent, ObjectNode) else None
+        block = tools.get(_BLOCK_KEY) if isinstance(tools, ObjectNode) else None
+        if isinstance(block, ObjectNode):
+            found.append((("agents", "list", index, "tools", _BLOCK_KEY), block))
+    return found
+
+
+def _entry_block_nodes(root: ObjectNode) -> list[tuple[DocPath, ObjectNode]]:
     entries = _at(root, ("agents", "entries"))
     if not isinstance(entries, ObjectNode):
         return []
-    paths: list[DocPath] = []
+    found: list[tuple[DocPath, ObjectNode]] = []
     for entry in entries.winning_entries():
+        if entry.key.name == "$include":
+            continue
         path: DocPath = ("agents", "entries", entry.key.name, "tools", _BLOCK_KEY)
-        if entry.key.name != "$include" and isinstance(_at(root, path), ObjectNode):
-            paths.append(path)
-    return paths
+        block = _at(root, path)
+        if isinstance(block, ObjectNode):
+            found.append((path, block))
+    return found
 
 
 def _at(root: Node, path: DocPath) -> Node | None:
@@ -537,14 +561,10 @@ def _at_node(
 
 
 def _order_errors(
-    root: ObjectNode, block: DocPath, file: str, line: str = DEFAULT_LINE
+    node: ObjectNode, block: DocPath, file: str, line: str = DEFAULT_LINE
 ) -> list[Diagnostic]:
     """LC004: OpenClaw's own checks, only where both keys are written in this block and the
     target's line has them."""
-    node = _at(root, block)
-    if not isinstance(node, ObjectNode):  # pragma: no cover - block_paths checked it
-        return []
-    prefix = format_path(block)
     accepted = line_settings(line)
     diagnostics: list[Diagnostic] = []
     for lower, upper in THRESHOLD_ORDER:
@@ -556,6 +576,7 @@ def _order_errors(
         low_value, high_value = _threshold(low.value), _threshold(high.value)
         if low_value is None or high_value is None or low_value < high_value:
             continue
+        prefix = format_path(block)
         message = f"{prefix}.{lower} must be lower than {upper}."
         span = high.key.span or high.value.span
         low_shown, high_shown = _number_shown(low.value), _number_shown(high.value)
@@ -922,11 +943,14 @@ def _misplaced_blocks(root: ObjectNode, target: Target, file: str) -> list[Diagn
                     places.append((tools.entry(_BLOCK_KEY), path, no_defaults))  # type: ignore[arg-type]
                 places += _nested_in_tools(tools, ("agents", "defaults", "tools"), no_defaults)
         for agent_path, agent in _agent_objects(agents):
-            belongs = format_path((*agent_path, "tools", _BLOCK_KEY))
             here = agent.entry(_BLOCK_KEY)
+            nested = _nested_in_tools(agent.get("tools"), (*agent_path, "tools"), "")
+            if here is None and not nested:
+                continue  # nearly every agent: no path to format
+            belongs = format_path((*agent_path, "tools", _BLOCK_KEY))
             if here is not None:
                 places.append((here, (*agent_path, _BLOCK_KEY), belongs))
-            places += _nested_in_tools(agent.get("tools"), (*agent_path, "tools"), belongs)
+            places += [(entry, path, belongs) for entry, path, _ in nested]
     diagnostics: list[Diagnostic] = []
     for entry, path, belongs in places:
         where = format_path(path)
@@ -1019,18 +1043,17 @@ def target_findings(loaded: LoadedConfig, target: Target) -> list[Diagnostic]:
 def _unknown_target_warning(root: ObjectNode, target: Target, file: str) -> Diagnostic | None:
     """LC110: the written keys the newest known release rejects, with their retirement."""
     newest = newest_release()
+    rejected = {setting for setting in KEY_LIFE if not newest.accepts(setting)}
     written: list[tuple[str, Entry, str]] = []  # (setting, entry, path)
-    for path in block_paths(root, target):
-        block = _at(root, path)
-        assert isinstance(block, ObjectNode)
+    for path, block in _blocks(root, target):
         for entry in block.winning_entries():
             name = entry.key.name
             if name in GROUPS and isinstance(entry.value, ObjectNode):
                 for leaf in entry.value.winning_entries():
                     dotted = f"{name}.{leaf.key.name}"
-                    if dotted in KEY_LIFE and not newest.accepts(dotted):
+                    if dotted in rejected:
                         written.append((dotted, leaf, format_path((*path, name, leaf.key.name))))
-            elif name in KEY_LIFE and not newest.accepts(name):
+            elif name in rejected:
                 written.append((name, entry, format_path((*path, name))))
     agents = root.get("agents")
     roster = agents.entry("list") if isinstance(agents, ObjectNode) else None
@@ -1044,7 +1067,7 @@ def _unknown_target_warning(root: ObjectNode, target: Target, file: str) -> Diag
             f"{newest.name})"
         )
     by_release: dict[str, list[str]] = {}
-    for setting, _, _ in written:
+    for setting in dict.fromkeys(setting for setting, _, _ in written):  # each setting once
         status = key_status(setting, newest)
         retired = status.retired_in if status is not None else None
         names = by_release.setdefault(retired or "?", [])

@@ -16,6 +16,7 @@ from contextvars import ContextVar
 from types import MappingProxyType
 from typing import BinaryIO
 
+from loopcfg.collector import paused
 from loopcfg.diagnostics import Diagnostic
 from loopcfg.source.errors import SourceError, read_error, syntax_error
 from loopcfg.source.files import open_nonblocking, read_limited
@@ -45,6 +46,7 @@ def format_for(name: str) -> Format:
     return "json5"
 
 
+@paused
 def parse_text(text: str, file: str, format: str = "json5") -> Document:
     """Parse a string; raises SourceError (LC001) at the first syntax error."""
     if format not in _FORMATS:
