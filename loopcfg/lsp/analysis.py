@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from contextlib import nullcontext
 from typing import NamedTuple
 
 from loopcfg.config import LoadedConfig, load_config
@@ -14,8 +15,9 @@ from loopcfg.diagnostics import Diagnostic
 from loopcfg.edit import EditError, apply_operations
 from loopcfg.fix import Fix, findings, fixes_for, plan_fixes, target_line
 from loopcfg.keys import SETTINGS, SETTINGS_BY_NAME, group_keys, top_level_keys
+from loopcfg.lsp.incremental import ParseCache
 from loopcfg.releases import KEY_LIFE, choose_target
-from loopcfg.source import unsaved_texts
+from loopcfg.source import parsing_with, unsaved_texts
 from loopcfg.source.nodes import ArrayNode, Document, Entry, Node, ObjectNode, ScalarNode, Span
 
 
@@ -32,10 +34,17 @@ class Checked(NamedTuple):
         return self.loaded.documents.get(name) if name is not None else None
 
 
-def check(path: str, buffers: Mapping[str, str], openclaw: str | None = None) -> Checked:
-    """`validate`'s findings for the config at `path`, reading open buffers instead of disk."""
-    with unsaved_texts(buffers):
+def check(
+    path: str,
+    buffers: Mapping[str, str],
+    openclaw: str | None = None,
+    parses: ParseCache | None = None,
+) -> Checked:
+    """`validate`'s findings for the config at `path`, reading open buffers instead of disk;
+    with `parses`, what did not change since its last check is not parsed again."""
+    with unsaved_texts(buffers), parsing_with(parses.parse) if parses else nullcontext():
         loaded = load_config(path)
+    with unsaved_texts(buffers):
         found = findings(loaded, openclaw)
     names = set(loaded.documents) | {loaded.file}
     files = {os.path.realpath(name): name for name in names}

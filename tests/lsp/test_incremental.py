@@ -1,0 +1,176 @@
+"""The language server's incremental parse and check against a fresh one (issue 14).
+
+`ParseCache` re-parses only the value around a one-line edit; whatever it returns must be what
+`fresh_parse` makes of the new text (the same tree, spans, paths, comments, or the same LC001),
+and a check through it must give `loopcfg validate`'s diagnostics. Hypothesis drives sequences
+of edits (typing, deleting, pasting, line breaks) over configs with comments and one-line and
+multi-line values, and compares after every edit.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+pytest.importorskip("pygls")
+
+from loopcfg.check import CheckOptions, check_file
+from loopcfg.lsp import analysis
+from loopcfg.lsp.incremental import ParseCache, reparse
+from loopcfg.source import SourceError, fresh_parse
+from loopcfg.source.nodes import ArrayNode, Document, Node, ObjectNode, ScalarNode
+
+CONFIG = """\
+// loop protection for the fleet
+{
+  meta: { lastTouchedVersion: "2026.7.1-2" },
+  tools: {
+    loopDetection: {
+      enabled: true, // on everywhere
+      historySize: 30,
+      warningThreshold: 10,
+      /* the hard stop */ criticalThreshold: 20,
+      detectors: { pingPong: true, knownPollNoProgress: false },
+    },
+  },
+  agents: {
+    list: [
+      // the main agent
+      { id: "main", tools: { loopDetection: { warningThreshold: 6, criticalThreshold: 13 } } },
+      { id: 'ops', tools: { loopDetection: { historySize: 0x20, enabled: false } } },
+      {
+        id: "batch",
+        tools: { loopDetection: { warningThreshold: 8, criticalThreshold: 9 } },
+      },
+    ],
+  },
+}
+"""
+CONFIGS = [CONFIG, CONFIG.replace("\n", "\r\n"), '{"tools": {"loopDetection": {"enabled": true}}}']
+# What typing inserts: digits, quotes, brackets, separators, comment starts, line breaks.
+TYPED = st.text(alphabet="0123456789ab\"',:{}[] /*\n\r-.x", max_size=6)
+
+
+def _same_node(a: Node, b: Node) -> bool:
+    if type(a) is not type(b) or a.span != b.span or a.path != b.path:
+        return False
+    if isinstance(a, ScalarNode):
+        assert isinstance(b, ScalarNode)
+        both_nan = isinstance(a.value, float) and math.isnan(a.value) and math.isnan(b.value)  # type: ignore[arg-type]
+        return a.raw == b.raw and (
+            both_nan or (type(a.value) is type(b.value) and a.value == b.value)
+        )
+    if isinstance(a, ArrayNode):
+        assert isinstance(b, ArrayNode)
+        return len(a.items) == len(b.items) and all(map(_same_node, a.items, b.items))
+    assert isinstance(a, ObjectNode) and isinstance(b, ObjectNode)
+    return len(a.entries) == len(b.entries) and all(
+        x.key.name == y.key.name and x.key.span == y.key.span and _same_node(x.value, y.value)
+        for x, y in zip(a.entries, b.entries, strict=True)
+    )
+
+
+def _same_document(a: Document, b: Document) -> bool:
+    return (
+        a.text == b.text
+        and a.file == b.file
+        and a.format == b.format
+        and a.comments == b.comments
+        and _same_node(a.root, b.root)
+    )
+
+
+def _parsed(parse: object, text: str) -> Document | str:
+    try:
+        return parse(text, "openclaw.json5", "json5")  # type: ignore[operator, no-any-return]
+    except SourceError as error:
+        return str(error.diagnostic)
+
+
+# (where, characters removed, text inserted, snapped): a snapped edit starts at the next
+# digit, as typing in a number does (so that most texts stay valid and the patch path runs).
+Edit = tuple[float, int, str, bool]
+EDITS = st.lists(
+    st.tuples(st.floats(0, 1), st.integers(0, 4), TYPED, st.booleans()), min_size=1, max_size=12
+)
+
+
+def _applied(text: str, edit: Edit) -> str:
+    where, removed, inserted, snapped = edit
+    start = int(where * len(text))
+    if snapped:
+        digits = [i for i, char in enumerate(text) if char.isdigit() and i >= start]
+        start = digits[0] if digits else start
+        removed, inserted = min(removed, 1), "".join(c for c in inserted if c.isdigit())
+    return text[:start] + inserted + text[start + removed :]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(CONFIGS), EDITS)
+def test_an_incremental_parse_is_a_fresh_parse(base: str, edits: list[Edit]) -> None:
+    cache = ParseCache()
+    text = base
+    cache.parse(text, "openclaw.json5", "json5")
+    for edit in edits:
+        text = _applied(text, edit)
+        expected = _parsed(fresh_parse, text)
+        got = _parsed(cache.parse, text)
+        if isinstance(expected, str) or isinstance(got, str):
+            assert got == expected
+        else:
+            assert _same_document(got, expected), (text, edit)
+
+
+def test_typing_in_a_value_parses_only_that_value() -> None:
+    old = fresh_parse(CONFIG, "openclaw.json5")
+    for before, after in [
+        ("historySize: 30", "historySize: 310"),  # a scalar on a line of its own
+        ("warningThreshold: 6,", "warningThreshold: 7,"),  # inside a one-line agent entry
+        ('id: "batch"', 'id: "batch-2"'),
+        ("knownPollNoProgress: false", "knownPollNoProgress: true"),
+    ]:
+        text = CONFIG.replace(before, after)
+        patched = reparse(old, text)
+        assert patched is not None, after
+        assert _same_document(patched, fresh_parse(text, "openclaw.json5"))
+        # The untouched values are the old document's own nodes, not copies.
+        assert patched.root.entries[0].value is old.root.entries[0].value  # type: ignore[union-attr]
+
+
+def test_edits_that_move_lines_are_parsed_afresh() -> None:
+    old = fresh_parse(CONFIG, "openclaw.json5")
+    assert reparse(old, CONFIG.replace("historySize: 30,", "historySize: 30,\n")) is None
+    # A line comment typed after a value would run on over the rest of the line.
+    assert reparse(old, CONFIG.replace("historySize: 30", "historySize: 30//")) is None
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(EDITS)
+def test_an_incremental_check_gives_validates_diagnostics(
+    tmp_path_factory: pytest.TempPathFactory, edits: list[Edit]
+) -> None:
+    folder = tmp_path_factory.mktemp("lsp")
+    path = folder / "openclaw.json5"
+    cache = ParseCache()
+    text = CONFIG
+    for edit in [(0.0, 0, "", False), *edits]:
+        text = _applied(text, edit)
+        path.write_text(text, encoding="utf-8", newline="")
+        checked = analysis.check(str(path), {str(path): text}, None, cache)
+        expected = check_file(str(path), CheckOptions())
+        assert checked.diagnostics == list(expected.diagnostics)
+
+
+def test_an_unchanged_included_file_is_not_parsed_again(tmp_path: Path) -> None:
+    top = tmp_path / "openclaw.json5"
+    top.write_text('{ tools: { loopDetection: { $include: "./block.json5" } } }\n')
+    (tmp_path / "block.json5").write_text("{ historySize: 40 }\n")
+    cache = ParseCache()
+    analysis.check(str(top), {}, None, cache)
+    edited = '{ tools: { loopDetection: { $include: "./block.json5" } }, x: 1 }\n'
+    analysis.check(str(top), {str(top): edited}, None, cache)
+    assert cache.reused == 1  # block.json5, the second time
