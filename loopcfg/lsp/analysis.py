@@ -39,16 +39,35 @@ def check(
     buffers: Mapping[str, str],
     openclaw: str | None = None,
     parses: ParseCache | None = None,
+    previous: Checked | None = None,
 ) -> Checked:
-    """`validate`'s findings for the config at `path`, reading open buffers instead of disk;
-    with `parses`, what did not change since its last check is not parsed again."""
+    """`validate`'s findings for the config at `path`, reading open buffers instead of disk.
+
+    With `parses`, what did not change since the last check is not parsed again; with
+    `previous` (the last check of `path` for the same `openclaw`), a config whose files all
+    read as they did then (a save, a watched file that did not change) keeps its findings."""
     with unsaved_texts(buffers), parsing_with(parses.parse) if parses else nullcontext():
         loaded = load_config(path)
-    with unsaved_texts(buffers):
-        found = findings(loaded, openclaw)
+    if previous is not None and previous.path == path and _same_input(previous.loaded, loaded):
+        found = previous.diagnostics
+    else:
+        with unsaved_texts(buffers):
+            found = findings(loaded, openclaw)
     names = set(loaded.documents) | {loaded.file}
     files = {os.path.realpath(name): name for name in names}
     return Checked(path, loaded, found, files)
+
+
+def _same_input(before: LoadedConfig, now: LoadedConfig) -> bool:
+    """Whether two loads read the same texts and found the same (so their findings agree: the
+    rest of the pipeline is a function of these and of the process's environment)."""
+    return (
+        before.file == now.file
+        and before.unparsed_text == now.unparsed_text
+        and before.diagnostics == now.diagnostics
+        and before.documents.keys() == now.documents.keys()
+        and all(before.documents[name].text == doc.text for name, doc in now.documents.items())
+    )
 
 
 def diagnostics_by_file(checked: Checked) -> dict[str, list[Diagnostic]]:

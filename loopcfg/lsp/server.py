@@ -106,8 +106,9 @@ class LoopcfgServer(LanguageServer):
         if not os.path.exists(top) and top not in buffers:
             return
         loop = asyncio.get_running_loop()
+        previous = self.checked.get(top)
         checked = await loop.run_in_executor(
-            self.checker, analysis.check, top, buffers, self.openclaw, self.parses
+            self.checker, analysis.check, top, buffers, self.openclaw, self.parses, previous
         )
         self.record(top, checked)
 

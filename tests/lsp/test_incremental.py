@@ -157,12 +157,14 @@ def test_an_incremental_check_gives_validates_diagnostics(
     path = folder / "openclaw.json5"
     cache = ParseCache()
     text = CONFIG
+    previous = None
     for edit in [(0.0, 0, "", False), *edits]:
         text = _applied(text, edit)
         path.write_text(text, encoding="utf-8", newline="")
-        checked = analysis.check(str(path), {str(path): text}, None, cache)
+        checked = analysis.check(str(path), {str(path): text}, None, cache, previous)
         expected = check_file(str(path), CheckOptions())
         assert checked.diagnostics == list(expected.diagnostics)
+        previous = checked
 
 
 def test_an_unchanged_included_file_is_not_parsed_again(tmp_path: Path) -> None:
@@ -174,3 +176,18 @@ def test_an_unchanged_included_file_is_not_parsed_again(tmp_path: Path) -> None:
     edited = '{ tools: { loopDetection: { $include: "./block.json5" } }, x: 1 }\n'
     analysis.check(str(top), {str(top): edited}, None, cache)
     assert cache.reused == 1  # block.json5, the second time
+
+
+def test_a_recheck_of_unchanged_files_keeps_the_findings(tmp_path: Path) -> None:
+    top = tmp_path / "openclaw.json5"
+    top.write_text('{ tools: { loopDetection: { $include: "./block.json5" } } }\n')
+    block = tmp_path / "block.json5"
+    block.write_text("{ historySize: 0 }\n")
+    first = analysis.check(str(top), {}, None, ParseCache())
+    again = analysis.check(str(top), {}, None, ParseCache(), first)
+    assert again.diagnostics is first.diagnostics  # a save: nothing checked again
+    block.write_text("{ historySize: 40 }\n")  # the included file changed on disk
+    changed = analysis.check(str(top), {}, None, ParseCache(), again)
+    assert "LC002" in [d.code for d in first.diagnostics]
+    assert changed.diagnostics == list(check_file(str(top)).diagnostics)
+    assert "LC002" not in [d.code for d in changed.diagnostics]
