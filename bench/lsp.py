@@ -3,11 +3,17 @@
 A plain script, not a test. It starts `loopcfg lsp` as editors do (a subprocess on stdio,
 driven by pygls' client), opens a generated JSON5 config of about 50 KB (comments, 256 agents
 with overrides), then makes N edits as an editor with incremental sync sends them: each one
-replaces one value in place (a `textDocument/didChange` with a range), alternately a valid
-number and a quoted string that gives an LC002, alternately in the global block and in one
-agent's line, every text a new one. Per edit it measures the time from sending the change to
+replaces one value in place (a `textDocument/didChange` with a range): a quoted string that
+gives an LC002, then a valid number in the same place, so that the texts alternate between
+invalid and valid; the places alternate between the global block and one agent's line, and
+every text is a new one. Per edit it measures the time from sending the change to
 receiving that file's `publishDiagnostics`. The baseline, measured in the same run on the same
 texts: loopcfg's validate pipeline in-process (`check_file`, a fresh parse and check).
+
+Then, in-process on the same texts, where the server's check spends its time: the parse
+through the server's `ParseCache`, the rest of loading (`$include`, `${VAR}`), validate, lint
+(resolve and the lints), the target's findings, suppressions and sorting; medians for the
+valid and the invalid texts apart.
 
     .venv/bin/python bench/lsp.py [--edits 100] [--agents 256]
 """
@@ -28,6 +34,13 @@ from pygls.lsp.client import LanguageClient
 from pygls.uris import from_fs_path
 
 from loopcfg.check import check_file
+from loopcfg.config import load_config
+from loopcfg.diagnostics import sort_diagnostics
+from loopcfg.lint import lint_config
+from loopcfg.lsp.incremental import ParseCache
+from loopcfg.source import parsing_with, unsaved_texts
+from loopcfg.suppress import apply_suppressions, select
+from loopcfg.validate import config_target, target_findings, validate_config, with_missing_env
 
 PAUSE = 0.05  # seconds between an edit's diagnostics and the next edit (typing, not a script)
 GLOBAL_VALUE = re.compile(r"(?<=historySize: )[^,]+")
@@ -54,12 +67,14 @@ class Edit:
     """One value replaced in place: the LSP range change and the text it makes."""
 
     def __init__(self, lines: list[str], number: int, agents: int) -> None:
-        valid = number % 2 == 0
-        if number % 4 < 2:  # the global block
+        # Edits come in pairs on one value: a wrong one, then a right one again, so the texts
+        # alternate between invalid and valid; each pair in a new place, every value new.
+        place, valid = number // 2, number % 2 == 1
+        if place % 2 == 0:  # the global block
             line = next(i for i, text in enumerate(lines) if "historySize: " in text)
             pattern, value = GLOBAL_VALUE, str(20 + number) if valid else f'"h{number}"'
         else:  # one agent's line, a different agent each time
-            agent = (number * 37) % agents
+            agent = (place * 37) % agents
             line = next(i for i, text in enumerate(lines) if f'id: "agent-{agent}"' in text)
             pattern, value = AGENT_VALUE, str(1 + number % 9) if valid else f'"w{number}"'
         found = pattern.search(lines[line])
@@ -126,6 +141,54 @@ def baseline(path: Path, edits: list[Edit]) -> list[float]:
     return times
 
 
+PHASES = ("parse", "rest of load", "validate", "lint", "target findings", "suppress, sort")
+
+
+class Laps:
+    """Seconds between successive `lap` calls, by name."""
+
+    def __init__(self) -> None:
+        self.times: dict[str, float] = {}
+        self.clock = time.perf_counter()
+
+    def lap(self, name: str) -> None:
+        now = time.perf_counter()
+        self.times[name] = now - self.clock
+        self.clock = now
+
+
+def phases(path: Path, edits: list[Edit]) -> dict[str, list[dict[str, float]]]:
+    """Per edit, the seconds of each phase of the server's check (`loaded_findings`' steps),
+    for the valid and the invalid texts apart."""
+    cache = ParseCache()
+    cache.parse(config_text_of(path), str(path), "json5")
+    out: dict[str, list[dict[str, float]]] = {"valid": [], "invalid": []}
+    for number, edit in enumerate(edits):
+        laps = Laps()
+        cache.parse(edit.text, str(path), "json5")
+        laps.lap("parse")
+        with unsaved_texts({str(path): edit.text}), parsing_with(cache.parse):
+            loaded = load_config(str(path))  # its parse is the one above, reused
+        laps.lap("rest of load")
+        target = config_target(loaded)
+        found = with_missing_env(list(loaded.diagnostics), target)
+        validation = validate_config(loaded, target)
+        laps.lap("validate")
+        linted = lint_config(loaded, validation, target)
+        laps.lap("lint")
+        extra = target_findings(loaded, target)
+        laps.lap("target findings")
+        found = apply_suppressions(found + validation + linted + extra, loaded.documents)
+        sort_diagnostics(select(found, ()))
+        laps.lap("suppress, sort")
+        out["valid" if number % 2 == 1 else "invalid"].append(laps.times)
+    return out
+
+
+def config_text_of(path: Path) -> str:
+    return path.read_text(encoding="utf-8")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--edits", type=int, default=100)
@@ -140,6 +203,8 @@ def main() -> None:
         size = path.stat().st_size
         latencies = asyncio.run(measure(path, edits))
         check = baseline(path, edits)
+        path.write_text(original, encoding="utf-8")
+        split = phases(path, edits)
     p50, p95 = percentile(latencies, 0.5), percentile(latencies, 0.95)
     c50, c95 = percentile(check, 0.5), percentile(check, 0.95)
     print(f"config: {size / 1024:.1f} KB, {args.agents} agents; {args.edits} edits")
@@ -147,6 +212,11 @@ def main() -> None:
     print(f"edit -> diagnostics: p50 {p50 * 1000:.1f} ms, p95 {p95 * 1000:.1f} ms")
     print(f"p50 / baseline p50: {p50 / c50:.2f}x; p95 / baseline p95: {p95 / c95:.2f}x")
     print(f"mean {statistics.mean(latencies) * 1000:.1f} ms, max {max(latencies) * 1000:.1f} ms")
+    print("the server's check in-process, median ms per phase:")
+    for kind, rows in split.items():
+        medians = {name: statistics.median(row[name] for row in rows) for name in PHASES}
+        shown = ", ".join(f"{name} {value * 1000:.1f}" for name, value in medians.items())
+        print(f"  {kind} texts: {shown}; total {sum(medians.values()) * 1000:.1f}")
 
 
 if __name__ == "__main__":
