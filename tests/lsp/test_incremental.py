@@ -10,6 +10,7 @@ multi-line values, and compares after every edit.
 from __future__ import annotations
 
 import math
+import os
 from pathlib import Path
 
 import pytest
@@ -148,23 +149,36 @@ def test_edits_that_move_lines_are_parsed_afresh() -> None:
     assert reparse(old, CONFIG.replace("historySize: 30", "historySize: 30//")) is None
 
 
+INCLUDED = "{\n  // the batch agent's block\n  warningThreshold: 8,\n  criticalThreshold: 9,\n}\n"
+TOP = CONFIG.replace(
+    "tools: { loopDetection: { warningThreshold: 8, criticalThreshold: 9 } },",
+    'tools: { loopDetection: { $include: "./batch.json5" } },',
+)
+
+
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(EDITS)
+@given(st.lists(st.tuples(st.booleans(), EDITS.map(lambda edits: edits[0])), max_size=10))
 def test_an_incremental_check_gives_validates_diagnostics(
-    tmp_path_factory: pytest.TempPathFactory, edits: list[Edit]
+    tmp_path_factory: pytest.TempPathFactory, edits: list[tuple[bool, Edit]]
 ) -> None:
+    """Edits to the config and to the file it includes, both open in the editor (unsaved);
+    after each, the server's check equals validate's on the same texts written to disk."""
     folder = tmp_path_factory.mktemp("lsp")
-    path = folder / "openclaw.json5"
+    top, included = folder / "openclaw.json5", folder / "batch.json5"
+    texts = {top: TOP, included: INCLUDED}
     cache = ParseCache()
-    text = CONFIG
     previous = None
-    for edit in [(0.0, 0, "", False), *edits]:
-        text = _applied(text, edit)
-        path.write_text(text, encoding="utf-8", newline="")
-        checked = analysis.check(str(path), {str(path): text}, None, cache, previous)
-        expected = check_file(str(path), CheckOptions())
+    for in_include, edit in [(False, (0.0, 0, "", False)), *edits]:
+        edited = included if in_include else top
+        texts[edited] = _applied(texts[edited], edit)
+        for path, text in texts.items():
+            path.write_text(text, encoding="utf-8", newline="")
+        buffers = {str(path): text for path, text in texts.items()}
+        checked = analysis.check(str(top), buffers, None, cache, previous)
+        expected = check_file(str(top), CheckOptions())
         assert checked.diagnostics == list(expected.diagnostics)
         previous = checked
+    assert os.path.realpath(included) in checked.files  # the include was read, and checked
 
 
 def test_an_unchanged_included_file_is_not_parsed_again(tmp_path: Path) -> None:
