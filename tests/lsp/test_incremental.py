@@ -177,8 +177,9 @@ def test_an_incremental_check_gives_validates_diagnostics(
         checked = analysis.check(str(top), buffers, None, cache, previous)
         expected = check_file(str(top), CheckOptions())
         assert checked.diagnostics == list(expected.diagnostics)
+        if previous is None:  # the include is read (later edits may break the config)
+            assert os.path.realpath(included) in checked.files
         previous = checked
-    assert os.path.realpath(included) in checked.files  # the include was read, and checked
 
 
 def test_an_unchanged_included_file_is_not_parsed_again(tmp_path: Path) -> None:
