@@ -8,7 +8,8 @@ gives an LC002, then a valid number in the same place, so that the texts alterna
 invalid and valid; the places alternate between the global block and one agent's line, and
 every text is a new one. Per edit it measures the time from sending the change to
 receiving that file's `publishDiagnostics`. The baseline, measured in the same run on the same
-texts: loopcfg's validate pipeline in-process (`check_file`, a fresh parse and check).
+texts: loopcfg's validate pipeline in-process (`check_file`, a fresh parse and check), run
+right after each edit's diagnostics arrive, so that both see the same load.
 
 Then, in-process on the same texts, where the server's check spends its time: the parse
 through the server's `ParseCache`, the rest of loading (`$include`, `${VAR}`), validate, lint
@@ -93,7 +94,9 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
 
 
-async def measure(path: Path, edits: list[Edit]) -> list[float]:
+async def measure(path: Path, edits: list[Edit], twin: Path) -> tuple[list[float], list[float]]:
+    """Per edit, the server's latency and then, on the same text saved to `twin`, check_file's
+    time in this process (paired, so both see the same load on a shared machine)."""
     client = LanguageClient("bench", "1")
     published = asyncio.Event()
     uri = from_fs_path(str(path)) or ""
@@ -109,7 +112,7 @@ async def measure(path: Path, edits: list[Edit]) -> list[float]:
     item = types.TextDocumentItem(uri=uri, language_id="json5", version=1, text=path.read_text())
     client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=item))
     await asyncio.wait_for(published.wait(), 60)
-    latencies = []
+    latencies, baseline = [], []
     for version, edit in enumerate(edits, start=2):
         published.clear()
         start = time.perf_counter()
@@ -124,21 +127,19 @@ async def measure(path: Path, edits: list[Edit]) -> list[float]:
         await asyncio.wait_for(published.wait(), 60)
         latencies.append(time.perf_counter() - start)
         await asyncio.sleep(PAUSE)
+        baseline.append(check_file_time(twin, edit.text))
     await client.shutdown_async(None)
     client.exit(None)
     await client.stop()
-    return latencies
+    return latencies, baseline
 
 
-def baseline(path: Path, edits: list[Edit]) -> list[float]:
-    """check_file on each edited text, as `loopcfg validate` would check the saved file."""
-    times = []
-    for edit in edits:
-        path.write_text(edit.text, encoding="utf-8")
-        start = time.perf_counter()
-        check_file(str(path))
-        times.append(time.perf_counter() - start)
-    return times
+def check_file_time(path: Path, text: str) -> float:
+    """check_file on `text`, as `loopcfg validate` checks the saved file (a fresh parse)."""
+    path.write_text(text, encoding="utf-8")
+    start = time.perf_counter()
+    check_file(str(path))
+    return time.perf_counter() - start
 
 
 PHASES = ("parse", "rest of load", "validate", "lint", "target findings", "suppress, sort")
@@ -201,9 +202,9 @@ def main() -> None:
         path = Path(scratch) / "openclaw.json5"
         path.write_text(original, encoding="utf-8")
         size = path.stat().st_size
-        latencies = asyncio.run(measure(path, edits))
-        check = baseline(path, edits)
-        path.write_text(original, encoding="utf-8")
+        twin = Path(scratch) / "twin" / "openclaw.json5"
+        twin.parent.mkdir()
+        latencies, check = asyncio.run(measure(path, edits, twin))
         split = phases(path, edits)
     p50, p95 = percentile(latencies, 0.5), percentile(latencies, 0.95)
     c50, c95 = percentile(check, 0.5), percentile(check, 0.95)
