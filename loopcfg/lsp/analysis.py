@@ -73,8 +73,10 @@ def _same_input(before: LoadedConfig, now: LoadedConfig) -> bool:
 def diagnostics_by_file(checked: Checked) -> dict[str, list[Diagnostic]]:
     """Findings grouped by the real path of the file they point into (every read file listed)."""
     grouped: dict[str, list[Diagnostic]] = {real: [] for real in checked.files}
+    reals = {name: real for real, name in checked.files.items()}  # realpath costs syscalls
     for diagnostic in checked.diagnostics:
-        grouped.setdefault(os.path.realpath(diagnostic.file), []).append(diagnostic)
+        real = reals.get(diagnostic.file) or os.path.realpath(diagnostic.file)
+        grouped.setdefault(real, []).append(diagnostic)
     return grouped
 
 
