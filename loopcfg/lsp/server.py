@@ -134,10 +134,9 @@ class LoopcfgServer(LanguageServer):
         )
 
     def lines_of(self, real: str, checked: analysis.Checked) -> list[str]:
-        text = self.buffers().get(real)
-        if text is None:
-            document = checked.document_for(real)
-            text = document.text if document is not None else ""
+        """The lines of the text that `checked` read (the buffer may have changed since)."""
+        document = checked.document_for(real)
+        text = document.text if document is not None else self.buffers().get(real, "")
         return text.splitlines(keepends=True) or [""]
 
     def to_lsp(self, diagnostic: Diagnostic, lines: list[str]) -> types.Diagnostic:
