@@ -5,15 +5,17 @@ change did not touch, so `ParseCache` keeps the last document of each file and:
 
 - returns it as it is when the file's text is unchanged (an included file while the config
   that includes it is typed in, the config while its include is edited, a save);
-- after an edit inside one line (typing), parses again only the innermost value around the
-  edit that ends with its line (or on a later one), and puts that value into a copy of the old
-  tree's path to it. Everything else, and every other line's comments, is the old document's:
-  positions outside that line do not move when no line is added or removed.
+- after an edit of a JSON5/JSON file, parses again only the innermost value that holds the
+  whole edit and after which its line holds nothing but a comma (so that nothing else moves
+  sideways), with the text before it blanked so that the parser reports the value's real
+  positions, and puts it into a copy of the old tree's path to it. The values before it are
+  the old document's own; those after it are too, or, when the edit added or removed lines,
+  copies moved down or up by as many lines.
 
-Anything else (lines added or removed, YAML, a change in the file's first value's start, an
-edit the value cannot take alone) is parsed from the start, as `loopcfg validate` parses it.
-Either way the document equals `fresh_parse` of the new text (tests/lsp/test_incremental.py
-checks that over generated edits), so the diagnostics are `validate`'s.
+Anything else (YAML, an edit outside every value but the root, a value that does not parse
+alone) is parsed from the start, as `loopcfg validate` parses it. Either way the document
+equals `fresh_parse` of the new text (tests/lsp/test_incremental.py checks that over generated
+edits), so the diagnostics are `validate`'s.
 """
 
 from __future__ import annotations
@@ -30,8 +32,10 @@ from loopcfg.source.nodes import (
     DocPath,
     Document,
     Entry,
+    Key,
     Node,
     ObjectNode,
+    ScalarNode,
     Span,
 )
 
@@ -101,45 +105,50 @@ def _common_suffix(old: str, new: str, limit: int) -> int:
 
 
 class _Edit:
-    """One edit inside one line: the line (1-based), the columns (1-based, end exclusive) the
-    changed text spans in the old and in the new text, and the offset of the line's start."""
+    """Where two texts differ: offsets of the change in each, and in the old text the (line,
+    column) of its first character and of the character after it (1-based, as spans count)."""
 
-    __slots__ = ("delta", "line", "line_start", "new_end", "old_end", "start")
+    __slots__ = ("delta", "first", "last", "lines", "new_end", "old_end", "start")
 
     def __init__(self, old: str, new: str, line_starts: list[int]) -> None:
-        start = _common_prefix(old, new)
-        suffix = _common_suffix(old, new, min(len(old), len(new)) - start)
-        self.line = bisect_right(line_starts, start)
-        self.line_start = line_starts[self.line - 1]
-        self.start = start - self.line_start + 1
-        self.old_end = len(old) - suffix - self.line_start + 1
-        self.new_end = len(new) - suffix - self.line_start + 1
+        self.start = _common_prefix(old, new)
+        suffix = _common_suffix(old, new, min(len(old), len(new)) - self.start)
+        self.old_end = len(old) - suffix
+        self.new_end = len(new) - suffix
         self.delta = len(new) - len(old)
+        self.first = _position(line_starts, self.start)
+        self.last = _position(line_starts, self.old_end)
+        # Lines added (or removed, below zero): everything after the edit moves by as many.
+        added = len(_LINE_BREAK_TOKEN.findall(new, self.start, self.new_end))
+        self.lines = added - len(_LINE_BREAK_TOKEN.findall(old, self.start, self.old_end))
+
+    def splits_a_line_break(self, old: str, new: str) -> bool:
+        """True when the change starts or ends between a "\r" and its "\n" (one line break
+        would become two, or two one, in a way counting the changed text alone misses)."""
+        return any(
+            text[offset - 1 : offset + 1] == "\r\n"
+            for text, offset in (
+                (old, self.start),
+                (old, self.old_end),
+                (new, self.start),
+                (new, self.new_end),
+            )
+        )
 
 
-def _within_one_line(old: str, new: str, edit: _Edit) -> bool:
-    """True when the edit adds and removes no line break (so no line moves)."""
-    start = edit.line_start + edit.start - 1
-    removed = old[start : edit.line_start + edit.old_end - 1]
-    added = new[start : edit.line_start + edit.new_end - 1]
-    if _LINE_BREAK.search(removed) or _LINE_BREAK.search(added):
-        return False
-    # Text put between "\r" and "\n" would split one line break into two.
-    return not (start > 0 and old[start - 1] == "\r")
+def _position(line_starts: list[int], offset: int) -> tuple[int, int]:
+    line = bisect_right(line_starts, offset)
+    return line, offset - line_starts[line - 1] + 1
 
 
 # -- which value to parse again -------------------------------------------------------------------
 
 
-def _covers(span: Span | None, line: int, start: int, end: int) -> bool:
+def _covers(span: Span | None, edit: _Edit) -> bool:
     return (
         span is not None
-        and (span.line, span.column) <= (line, start)
-        and (
-            span.end_line,
-            span.end_column,
-        )
-        >= (line, end)
+        and (span.line, span.column) <= edit.first
+        and (span.end_line, span.end_column) >= edit.last
     )
 
 
@@ -153,38 +162,37 @@ def _path_to_edit(root: Node, edit: _Edit) -> list[Node]:
             children = [entry.value for entry in node.entries]
         elif isinstance(node, ArrayNode):
             children = node.items
-        node = next(
-            (c for c in children if _covers(c.span, edit.line, edit.start, edit.old_end)), None
-        )
+        node = next((child for child in children if _covers(child.span, edit)), None)
         if node is not None:
             chain.append(node)
     return chain
 
 
-def _ends_its_line(node: Node, old: str, edit: _Edit) -> bool:
-    """Nothing but a comma and blanks follows `node` on the edited line (or it ends later)."""
+def _ends_its_line(node: Node, old: str, edit: _Edit, line_starts: list[int]) -> bool:
+    """Nothing but a comma and blanks follows `node` on the edit's last line (or it ends on a
+    later line): then what follows it moves by whole lines only, if at all."""
     span = node.span
     assert span is not None
-    if span.end_line > edit.line:
+    if span.end_line > edit.last[0]:
         return True
-    tail_start = edit.line_start + span.end_column - 1
+    tail_start = line_starts[span.end_line - 1] + span.end_column - 1
     found = _LINE_BREAK.search(old, tail_start)
     tail_end = found.start() if found else len(old)
     return _PLAIN_TAIL.fullmatch(old, tail_start, tail_end) is not None
 
 
 def reparse(old: Document, text: str) -> Document | None:
-    """`old` brought to `text` by parsing only the value around a one-line edit; None when that
+    """`old` brought to `text` by parsing only the value around the edit; None when that
     cannot be done (then the caller parses `text` afresh)."""
-    line_starts = _line_starts(old.text)
-    edit = _Edit(old.text, text, line_starts)
     if old.text.startswith("\ufeff") or text.startswith("\ufeff"):
         return None  # a BOM shifts the first line's columns: not worth the care
-    if not _within_one_line(old.text, text, edit):
+    line_starts = _line_starts(old.text)
+    edit = _Edit(old.text, text, line_starts)
+    if edit.splits_a_line_break(old.text, text):
         return None
     chain = _path_to_edit(old.root, edit)
     for depth in range(len(chain) - 1, 0, -1):  # the root itself: a fresh parse is as fast
-        if _ends_its_line(chain[depth], old.text, edit):
+        if _ends_its_line(chain[depth], old.text, edit, line_starts):
             return _replace_value(old, text, chain[: depth + 1], edit, line_starts)
     return None
 
@@ -212,8 +220,8 @@ def _replace_value(
     if _height(alone.root) + len(target.path) > MAX_DEPTH:
         return None  # deep enough that the whole file's parse would refuse it
     _prefix_paths(alone.root, target.path)
-    root = _rebuilt(chain, alone.root)
-    comments = _comments_around(old.comments, span, alone.comments)
+    root = _rebuilt(chain, alone.root, edit.lines)
+    comments = _comments_around(old.comments, span, alone.comments, edit.lines)
     return Document(old.file, text, root, comments, old.format)
 
 
@@ -251,30 +259,75 @@ def _prefix_paths(node: Node, prefix: DocPath) -> None:
             stack.extend(current.items)
 
 
-def _rebuilt(chain: list[Node], value: Node) -> Node:
-    """Copies of the containers on `chain` (root first) with its last node replaced by `value`;
-    the old tree is left as it was (an earlier check may still hold it)."""
+def _rebuilt(chain: list[Node], value: Node, lines: int) -> Node:
+    """Copies of the containers on `chain` (root first) with its last node replaced by `value`
+    and what follows it moved down by `lines`; the old tree is left as it was (an earlier
+    check may still hold it). Unmoved values are shared, not copied."""
     replacement = value
     for parent, child in zip(reversed(chain[:-1]), reversed(chain[1:]), strict=True):
         if isinstance(parent, ObjectNode):
+            index = next(i for i, entry in enumerate(parent.entries) if entry.value is child)
             entries = [
-                Entry(entry.key, replacement) if entry.value is child else entry
-                for entry in parent.entries
+                *parent.entries[:index],
+                Entry(parent.entries[index].key, replacement),
+                *(_moved_entry(entry, lines) for entry in parent.entries[index + 1 :]),
             ]
-            replacement = ObjectNode(entries, parent.span, parent.path)
+            replacement = ObjectNode(entries, _end_moved(parent.span, lines), parent.path)
         else:
             assert isinstance(parent, ArrayNode)
-            items = [replacement if item is child else item for item in parent.items]
-            replacement = ArrayNode(items, parent.span, parent.path)
+            index = next(i for i, item in enumerate(parent.items) if item is child)
+            items = [
+                *parent.items[:index],
+                replacement,
+                *(_moved(item, lines) for item in parent.items[index + 1 :]),
+            ]
+            replacement = ArrayNode(items, _end_moved(parent.span, lines), parent.path)
     return replacement
 
 
-def _comments_around(old: list[Comment], span: Span, inside: list[Comment]) -> list[Comment]:
-    """The old comments before and after the value, with the re-parsed value's own between."""
+def _span_moved(span: Span | None, lines: int) -> Span | None:
+    if span is None or not lines:
+        return span
+    return Span(span.file, span.line + lines, span.column, span.end_line + lines, span.end_column)
+
+
+def _end_moved(span: Span | None, lines: int) -> Span | None:
+    """A container's span whose start is before the edit and its end after it."""
+    if span is None or not lines:
+        return span
+    return Span(span.file, span.line, span.column, span.end_line + lines, span.end_column)
+
+
+def _moved(node: Node, lines: int) -> Node:
+    """`node` as it is `lines` lines further down (itself when it does not move)."""
+    if not lines:
+        return node
+    span = _span_moved(node.span, lines)
+    if isinstance(node, ScalarNode):
+        return ScalarNode(node.value, span, node.path, node.raw)
+    if isinstance(node, ArrayNode):
+        return ArrayNode([_moved(item, lines) for item in node.items], span, node.path)
+    return ObjectNode([_moved_entry(e, lines) for e in node.entries], span, node.path)
+
+
+def _moved_entry(entry: Entry, lines: int) -> Entry:
+    if not lines:
+        return entry
+    key = Key(entry.key.name, _span_moved(entry.key.span, lines))
+    return Entry(key, _moved(entry.value, lines))
+
+
+def _comments_around(
+    old: list[Comment], span: Span, inside: list[Comment], lines: int
+) -> list[Comment]:
+    """The old comments before and after the value (those after moved by `lines`), with the
+    re-parsed value's own between."""
     first = (span.line, span.column)
     last = (span.end_line, span.end_column)
     before = [c for c in old if (c.span.end_line, c.span.end_column) <= first]
     after = [c for c in old if (c.span.line, c.span.column) >= last]
+    if lines:
+        after = [Comment(c.text, _span_moved(c.span, lines) or c.span) for c in after]
     return [*before, *inside, *after]
 
 

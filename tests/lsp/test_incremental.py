@@ -1,6 +1,6 @@
 """The language server's incremental parse and check against a fresh one (issue 14).
 
-`ParseCache` re-parses only the value around a one-line edit; whatever it returns must be what
+`ParseCache` re-parses only the value around an edit; whatever it returns must be what
 `fresh_parse` makes of the new text (the same tree, spans, paths, comments, or the same LC001),
 and a check through it must give `loopcfg validate`'s diagnostics. Hypothesis drives sequences
 of edits (typing, deleting, pasting, line breaks) over configs with comments and one-line and
@@ -92,21 +92,31 @@ def _parsed(parse: object, text: str) -> Document | str:
         return str(error.diagnostic)
 
 
-# (where, characters removed, text inserted, snapped): a snapped edit starts at the next
-# digit, as typing in a number does (so that most texts stay valid and the patch path runs).
-Edit = tuple[float, int, str, bool]
+# (where, characters removed, text inserted, mode): mode 0 edits anywhere; mode 1 types in
+# the next number (most texts stay valid, so the patch path runs); mode 2 inserts after the
+# next separator ("," "{" "["), where new lines, comments and members go.
+Edit = tuple[float, int, str, int]
+FRAGMENTS = st.sampled_from(["\n", "\r\n", "\n  x: 1,\n", "\n// note\n", " y: [1,\n2],", ""])
 EDITS = st.lists(
-    st.tuples(st.floats(0, 1), st.integers(0, 4), TYPED, st.booleans()), min_size=1, max_size=12
+    st.tuples(st.floats(0, 1), st.integers(0, 4), st.one_of(TYPED, FRAGMENTS), st.integers(0, 2)),
+    min_size=1,
+    max_size=12,
 )
 
 
+def _next(text: str, start: int, wanted: str) -> int:
+    found = [i for i, char in enumerate(text) if char in wanted and i >= start]
+    return found[0] if found else start
+
+
 def _applied(text: str, edit: Edit) -> str:
-    where, removed, inserted, snapped = edit
+    where, removed, inserted, mode = edit
     start = int(where * len(text))
-    if snapped:
-        digits = [i for i, char in enumerate(text) if char.isdigit() and i >= start]
-        start = digits[0] if digits else start
+    if mode == 1:
+        start = _next(text, start, "0123456789")
         removed, inserted = min(removed, 1), "".join(c for c in inserted if c.isdigit())
+    elif mode == 2:
+        start, removed = _next(text, start, ",{[") + 1, 0
     return text[:start] + inserted + text[start + removed :]
 
 
@@ -142,11 +152,25 @@ def test_typing_in_a_value_parses_only_that_value() -> None:
         assert patched.root.entries[0].value is old.root.entries[0].value  # type: ignore[union-attr]
 
 
-def test_edits_that_move_lines_are_parsed_afresh() -> None:
+def test_edits_that_add_or_remove_lines_move_what_follows() -> None:
     old = fresh_parse(CONFIG, "openclaw.json5")
-    assert reparse(old, CONFIG.replace("historySize: 30,", "historySize: 30,\n")) is None
+    for before, after in [
+        ("historySize: 30,", "historySize: 30,\n      // why 30\n"),  # a line added
+        ("      warningThreshold: 10,\n", ""),  # a line removed
+        ('{ id: "main",', '{\n        id: "main",\n'),  # an agent's line split
+    ]:
+        text = CONFIG.replace(before, after)
+        patched = reparse(old, text)
+        assert patched is not None, after
+        assert _same_document(patched, fresh_parse(text, "openclaw.json5"))
+
+
+def test_edits_a_value_cannot_take_alone_are_parsed_afresh() -> None:
+    old = fresh_parse(CONFIG, "openclaw.json5")
     # A line comment typed after a value would run on over the rest of the line.
     assert reparse(old, CONFIG.replace("historySize: 30", "historySize: 30//")) is None
+    # Before the root value: nothing but the root holds it.
+    assert reparse(old, "\n" + CONFIG) is None
 
 
 INCLUDED = "{\n  // the batch agent's block\n  warningThreshold: 8,\n  criticalThreshold: 9,\n}\n"
@@ -168,7 +192,7 @@ def test_an_incremental_check_gives_validates_diagnostics(
     texts = {top: TOP, included: INCLUDED}
     cache = ParseCache()
     previous = None
-    for in_include, edit in [(False, (0.0, 0, "", False)), *edits]:
+    for in_include, edit in [(False, (0.0, 0, "", 0)), *edits]:
         edited = included if in_include else top
         texts[edited] = _applied(texts[edited], edit)
         for path, text in texts.items():
