@@ -40,7 +40,7 @@ from loopcfg.source.nodes import (
 )
 
 _LINE_BREAK = re.compile("[\n\r\u2028\u2029]")
-_NOT_A_LINE_BREAK = re.compile("[^\n\r\u2028\u2029]")
+_NOT_LINE_BREAKS = re.compile("[^\n\r\u2028\u2029]+")
 # What may follow the re-parsed value on its last line: a comma, spaces. Anything else there
 # (a closing bracket, a sibling, a comment) would move with the edit, so a wider value is taken.
 _PLAIN_TAIL = re.compile("[ \t]*,?[ \t]*")
@@ -210,7 +210,7 @@ def _replace_value(
     end = line_starts[span.end_line - 1] + span.end_column - 1 + edit.delta  # after it: moves
     # Blank everything before the value (line breaks kept): the parser then reports the
     # value's positions as they are in the whole text.
-    blank = _NOT_A_LINE_BREAK.sub(" ", text[:start])
+    blank = _NOT_LINE_BREAKS.sub(_spaces, text[:start])
     try:
         alone = fresh_parse(blank + text[start:end], old.file, old.format)
     except SourceError:
@@ -231,6 +231,10 @@ _LINE_BREAK_TOKEN = re.compile("\r\n|[\n\r\u2028\u2029]")
 def _line_starts(text: str) -> list[int]:
     """The offset of each line's first character, as the parser counts lines."""
     return [0, *(found.end() for found in _LINE_BREAK_TOKEN.finditer(text))]
+
+
+def _spaces(run: re.Match[str]) -> str:
+    return " " * (run.end() - run.start())
 
 
 def _runs_to_the_end(comment: Comment, alone: Document) -> bool:
