@@ -17,6 +17,7 @@ through the server's `ParseCache`, the rest of loading (`$include`, `${VAR}`), v
 valid and the invalid texts apart.
 
     .venv/bin/python bench/lsp.py [--edits 100] [--agents 256]
+    .venv/bin/python bench/lsp.py --parse-only   # the incremental parse alone, three edits
 """
 
 from __future__ import annotations
@@ -190,11 +191,47 @@ def config_text_of(path: Path) -> str:
     return path.read_text(encoding="utf-8")
 
 
+def parse_only(agents: int) -> None:
+    """The server's re-parse (`incremental.reparse`) against a fresh parse of the same text,
+    medians of 15, for an edit within a line and for two that add a line."""
+    from loopcfg.lsp.incremental import reparse
+    from loopcfg.source import fresh_parse
+
+    text = config_text(agents)
+    old = fresh_parse(text, "openclaw.json5")
+    cases = {
+        "a digit typed in the global block": ("historySize: 30,", "historySize: 301,"),
+        "Enter in the global block (all agents move)": ("historySize: 30,", "historySize: 30,\n"),
+        "Enter in the middle agent's line": (
+            f'{{ id: "agent-{agents // 2}",',
+            f'{{\n id: "agent-{agents // 2}",',
+        ),
+    }
+    for name, (before, after) in cases.items():
+        new = text.replace(before, after, 1)
+        patched, fresh = [], []
+        for _ in range(15):
+            start = time.perf_counter()
+            assert reparse(old, new) is not None
+            patched.append(time.perf_counter() - start)
+            start = time.perf_counter()
+            fresh_parse(new, "openclaw.json5")
+            fresh.append(time.perf_counter() - start)
+        print(
+            f"{name}: re-parse {statistics.median(patched) * 1000:.1f} ms, "
+            f"fresh parse {statistics.median(fresh) * 1000:.1f} ms"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--edits", type=int, default=100)
     parser.add_argument("--agents", type=int, default=256)
+    parser.add_argument("--parse-only", action="store_true")
     args = parser.parse_args()
+    if args.parse_only:
+        parse_only(args.agents)
+        return
     original = config_text(args.agents)
     lines = original.splitlines(keepends=True)
     edits = [Edit(lines, number, args.agents) for number in range(args.edits)]
