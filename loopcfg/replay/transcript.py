@@ -198,7 +198,7 @@ def _entry(state: _State, number: int, entry: dict[str, Any], out: list[Event]) 
     kind = entry.get("type")
     if kind == "message":
         message = entry.get("message")
-        if isinstance(message, Mapping):
+        if isinstance(message, dict):  # parsed JSON: dict is the only mapping (and no ABC check)
             _message(state, number, message, _string(entry_id), out)
     elif kind == "compaction":
         state.compaction_line = number
@@ -271,7 +271,7 @@ def _tool_calls(
     if not isinstance(content, list):
         return
     for block in content:
-        if not isinstance(block, Mapping) or block.get("type") != "toolCall":
+        if not isinstance(block, dict) or block.get("type") != "toolCall":
             continue
         tool = block.get("name")
         if not isinstance(tool, str):
@@ -300,7 +300,7 @@ def _tool_result(state: _State, number: int, message: Mapping[str, Any]) -> Outc
         if details is not None:
             result["details"] = details
     veto = (
-        isinstance(details, Mapping)
+        isinstance(details, dict)
         and details.get("status") == "blocked"
         and details.get("deniedReason") == "tool-loop"
     )
