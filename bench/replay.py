@@ -24,6 +24,7 @@ largest process's.
     .venv/bin/python bench/replay.py --size-mb 20 --sessions 20000   # smoke run
     .venv/bin/python bench/replay.py --only dask
     .venv/bin/python bench/replay.py --profile         # cProfile of the corpus, top 25
+    .venv/bin/python bench/replay.py --only throughput --instructions 20   # + cachegrind counts
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ import argparse
 import json
 import os
 import platform
+import re
 import shutil
 import subprocess
 import sys
@@ -85,9 +87,9 @@ def timed(command: list[str]) -> Measure:
 # -- inputs ------------------------------------------------------------------------------------
 
 
-def replicated_corpus(size_mb: int) -> tuple[Path, int]:
+def replicated_corpus(size_mb: int, name: str = "corpus") -> tuple[Path, int]:
     """Copies of the real transcripts until the folder holds `size_mb` MB; (folder, bytes)."""
-    folder = OUT / "corpus"
+    folder = OUT / name
     originals = sorted(CORPUS.glob("*.jsonl"))
     if not originals:
         raise SystemExit(f"no transcripts in {CORPUS}")
@@ -194,6 +196,37 @@ def throughput(size_mb: int) -> None:
     print(f"replay / orjson floor: {replay_cpu / runs[2][1].cpu:.2f}x the CPU time")
 
 
+def instructions(command: list[str]) -> int:
+    """User-space instructions of one run, counted by valgrind's cachegrind (load-independent)."""
+    valgrind = ["valgrind", "--tool=cachegrind", "--cache-sim=no"]
+    valgrind.append("--cachegrind-out-file=/dev/null")
+    env = {**bytecode_env(), "PYTHONHASHSEED": "0"}
+    done = subprocess.run([*valgrind, *command], capture_output=True, text=True, env=env)
+    found = re.search(r"I\s+refs:\s+([\d,]+)", done.stderr)
+    if found is None:
+        raise SystemExit(f"valgrind gave no instruction count for {command}:\n{done.stderr}")
+    return int(found[1].replace(",", ""))
+
+
+def instruction_counts(size_mb: int) -> None:
+    """The same three programs under cachegrind on a smaller copy: counts that do not move with
+    the machine's load. Under valgrind OpenSSL cannot use the CPU's SHA extensions, so
+    SHA-256 counts several times the instructions it needs natively: replay's count is high."""
+    folder, size = replicated_corpus(size_mb, "corpus-small")
+    warm_up()
+    counts = {
+        "replay --jobs 1": instructions(replay(str(folder), "--jobs", "1")),
+        "json.loads per line": instructions(floor("json", folder)),
+        "orjson.loads per line": instructions(floor("orjson", folder)),
+    }
+    print(f"\ninstructions (cachegrind, {size / 1e6:.1f} MB, one run each):")
+    print("\n| run | instructions | per byte | / replay's |\n|---|---|---|---|")
+    replay_count = counts["replay --jobs 1"]
+    for name, count in counts.items():
+        share = count / replay_count
+        print(f"| {name} | {count / 1e6:,.0f} M | {count / size:.1f} | {share:.2f} |")
+
+
 def memory(size_mb: int, sessions: int) -> None:
     baseline = timed([*LOOPCFG, "--version"])
     stuck = stuck_loop_trace(size_mb)
@@ -279,6 +312,12 @@ def main() -> None:
     parser.add_argument("--only", choices=["throughput", "memory", "stuck", "dask"])
     parser.add_argument("--dask", action="store_true", help="also the Dask measures")
     parser.add_argument("--profile", action="store_true")
+    parser.add_argument(
+        "--instructions",
+        type=int,
+        metavar="MB",
+        help="also count instructions under cachegrind on MB of the corpus (needs valgrind)",
+    )
     options = parser.parse_args()
     OUT.mkdir(parents=True, exist_ok=True)
     python = f"{platform.python_implementation()} {platform.python_version()}"
@@ -289,6 +328,8 @@ def main() -> None:
         return
     if options.only in (None, "throughput"):
         throughput(options.size_mb)
+    if options.instructions:
+        instruction_counts(options.instructions)
     if options.only in (None, "memory"):
         memory(options.stuck_mb, options.sessions)
     if options.only == "stuck":
