@@ -458,13 +458,14 @@ def _text_of(result: Mapping[str, Any]) -> str:
     content = result.get("content")
     if not isinstance(content, list):
         return ""
-    parts = [
-        entry["text"]
-        for entry in content
-        if isinstance(entry, dict)
-        and isinstance(entry.get("type"), str)
-        and isinstance(entry.get("text"), str)
-    ]
+    parts = []
+    for entry in content:
+        if isinstance(entry, dict):
+            text = entry.get("text")
+            if isinstance(text, str) and isinstance(entry.get("type"), str):
+                parts.append(text)
+    if len(parts) == 1:  # the usual one text block: no join
+        return js_trim(parts[0])
     return js_trim("\n".join(parts))
 
 
@@ -626,11 +627,11 @@ def is_message_send(tool: str, args: Any, send_tools: Collection[str] = ()) -> b
 
 def is_loop_veto(result: Any) -> bool:
     details = result.get("details") if isinstance(result, dict) else None
-    return (
-        isinstance(details, dict)
-        and details.get("status") == "blocked"
-        and details.get("deniedReason") == "tool-loop"
-    )
+    return isinstance(details, dict) and _is_veto_details(details)
+
+
+def _is_veto_details(details: dict[str, Any]) -> bool:
+    return details.get("status") == "blocked" and details.get("deniedReason") == "tool-loop"
 
 
 class _NoResult:
@@ -679,10 +680,10 @@ def outcome_hash(
         return None, None
     if not isinstance(result, dict):
         return hash_of(result), None
-    if not rules.hash_veto and is_loop_veto(result):
-        return None, None
     raw_details = result.get("details")
     details: dict[str, Any] = raw_details if isinstance(raw_details, dict) else {}
+    if not rules.hash_veto and _is_veto_details(details):  # is_loop_veto(result)
+        return None, None
     text = _text_of(result)
     action = string_action(args)
     if tool == "exec" and isinstance(details.get("status"), str):
@@ -692,7 +693,10 @@ def outcome_hash(
     if tool == "process" and action in ("poll", "log"):
         return hash_of(_process_shape(action, details, text)), None
     if rules.strip_sends and (
-        is_message_send(tool, args, send_tools)
+        # is_message_send(tool, args, send_tools), with the action read once
+        tool == "sessions_send"
+        or tool in send_tools
+        or (tool == "message" and action in MESSAGE_SEND_ACTIONS)
         or (rules.conversations_send and tool in CONVERSATION_SEND_TOOLS)
     ):
         return hash_of(strip_volatile(details)), None
