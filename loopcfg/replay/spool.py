@@ -18,6 +18,12 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator
 
+# A Bloom filter of the names ever spooled (2 MiB): a session seen for the first time, the
+# common case, is known not to be in the spool without asking SQLite. It only ever gains
+# names; a false positive costs one look-up.
+FILTER_BITS = 1 << 24
+_MASK = FILTER_BITS - 1
+
 # Sessions kept in memory per file before the least recently used go to disk. A live session
 # costs ~2 KB plus ~0.6 KB per history record (docs/performance.md), so at the default
 # historySize of 30 the budget holds about 20 MB; spooling starts only when more sessions than
@@ -26,7 +32,10 @@ LIVE_SESSIONS = 1024
 
 
 class SessionSpool:
-    """Spooled sessions by name: (order of first appearance, the runner's state, the engine's)."""
+    """Spooled sessions by name: (order of first appearance, the runner's state, the engine's).
+
+    A session taken back stays in the table until it is spooled again (which replaces its
+    row): the caller knows which sessions it holds and skips their rows in `in_order`."""
 
     def __init__(self) -> None:
         self._db = sqlite3.connect("", isolation_level=None)
@@ -39,28 +48,37 @@ class SessionSpool:
             " live BLOB NOT NULL, engine BLOB NOT NULL)"
         )
         self._db.execute("BEGIN")
-        self.count = 0
+        self._filter = bytearray(FILTER_BITS // 8)
 
     def put(self, order: int, name: str, live: bytes, engine: bytes) -> None:
-        self._db.execute("INSERT INTO spool VALUES (?, ?, ?, ?)", (order, name, live, engine))
-        self.count += 1
+        self._db.execute(
+            "INSERT OR REPLACE INTO spool VALUES (?, ?, ?, ?)", (order, name, live, engine)
+        )
+        for bit in _bits(name):
+            self._filter[bit >> 3] |= 1 << (bit & 7)
 
     def take(self, name: str) -> tuple[int, bytes, bytes] | None:
-        """The spooled session `name`, removed from the spool; None when it is not here."""
-        if not self.count:
+        """The spooled session `name`; None when it was never spooled."""
+        if not all(self._filter[bit >> 3] & (1 << (bit & 7)) for bit in _bits(name)):
             return None
         row = self._db.execute(
-            "DELETE FROM spool WHERE name = ? RETURNING ord, live, engine", (name,)
+            "SELECT ord, live, engine FROM spool WHERE name = ?", (name,)
         ).fetchone()
         if row is None:
             return None
-        self.count -= 1
         return int(row[0]), bytes(row[1]), bytes(row[2])
 
-    def in_order(self) -> Iterator[tuple[int, bytes]]:
-        """Every spooled session's order and runner state, by order of first appearance."""
-        for order, live in self._db.execute("SELECT ord, live FROM spool ORDER BY ord"):
-            yield int(order), bytes(live)
+    def in_order(self) -> Iterator[tuple[int, str, bytes]]:
+        """Every spooled session's order, name and runner state, by order of first appearance
+        (the rows of sessions taken back since included)."""
+        for order, name, live in self._db.execute("SELECT ord, name, live FROM spool ORDER BY ord"):
+            yield int(order), str(name), bytes(live)
 
     def close(self) -> None:
         self._db.close()
+
+
+def _bits(name: str) -> tuple[int, int]:
+    """Two bits of the filter for `name` (str hashes are stable within one process)."""
+    h = hash(name)
+    return h & _MASK, (h >> 24) & _MASK
