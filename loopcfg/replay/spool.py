@@ -23,6 +23,8 @@ from collections.abc import Iterator
 # names; a false positive costs one look-up.
 FILTER_BITS = 1 << 24
 _MASK = FILTER_BITS - 1
+# Spooled sessions are written to SQLite this many at a time (one statement for all).
+WRITE_BATCH = 256
 
 # Sessions kept in memory per file before the least recently used go to disk. A live session
 # costs ~2 KB plus ~0.6 KB per history record (docs/performance.md), so at the default
@@ -49,18 +51,30 @@ class SessionSpool:
         )
         self._db.execute("BEGIN")
         self._filter = bytearray(FILTER_BITS // 8)
+        # Rows not written yet, by name (newer than a row of the same session in the table).
+        self._unwritten: dict[str, tuple[int, str, bytes, bytes]] = {}
 
     def put(self, order: int, name: str, live: bytes, engine: bytes) -> None:
-        self._db.execute(
-            "INSERT OR REPLACE INTO spool VALUES (?, ?, ?, ?)", (order, name, live, engine)
-        )
-        for bit in _bits(name):
+        self._unwritten[name] = (order, name, live, engine)
+        if len(self._unwritten) >= WRITE_BATCH:
+            self._write()
+        h = hash(name)  # str hashes are stable within one process
+        for bit in (h & _MASK, (h >> 24) & _MASK):
             self._filter[bit >> 3] |= 1 << (bit & 7)
+
+    def _write(self) -> None:
+        rows, self._unwritten = self._unwritten.values(), {}
+        self._db.executemany("INSERT OR REPLACE INTO spool VALUES (?, ?, ?, ?)", rows)
 
     def take(self, name: str) -> tuple[int, bytes, bytes] | None:
         """The spooled session `name`; None when it was never spooled."""
-        if not all(self._filter[bit >> 3] & (1 << (bit & 7)) for bit in _bits(name)):
+        h, bits = hash(name), self._filter
+        first, second = h & _MASK, (h >> 24) & _MASK
+        if not (bits[first >> 3] >> (first & 7) & 1 and bits[second >> 3] >> (second & 7) & 1):
             return None
+        unwritten = self._unwritten.pop(name, None)
+        if unwritten is not None:
+            return unwritten[0], unwritten[2], unwritten[3]
         row = self._db.execute(
             "SELECT ord, live, engine FROM spool WHERE name = ?", (name,)
         ).fetchone()
@@ -71,14 +85,9 @@ class SessionSpool:
     def in_order(self) -> Iterator[tuple[int, str, bytes]]:
         """Every spooled session's order, name and runner state, by order of first appearance
         (the rows of sessions taken back since included)."""
+        self._write()
         for order, name, live in self._db.execute("SELECT ord, name, live FROM spool ORDER BY ord"):
             yield int(order), str(name), bytes(live)
 
     def close(self) -> None:
         self._db.close()
-
-
-def _bits(name: str) -> tuple[int, int]:
-    """Two bits of the filter for `name` (str hashes are stable within one process)."""
-    h = hash(name)
-    return h & _MASK, (h >> 24) & _MASK

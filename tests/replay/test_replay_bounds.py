@@ -9,7 +9,8 @@ import io
 import json
 import tempfile
 import tracemalloc
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ from hypothesis import strategies as st
 
 from loopcfg.cli import cli
 from loopcfg.render.replay import JsonStream, TextStream
+from loopcfg.replay import spool
 from loopcfg.replay.configs import ConfigTable
 from loopcfg.replay.driver import ReplayOptions, replay_file
 from loopcfg.replay.lines import numbered
@@ -287,16 +289,38 @@ RECOVERY_THEN_SPOOLED = [
 
 
 @settings(max_examples=80, deadline=None)
-@given(st.sampled_from(GENERATIONS), interleaved_traces(), st.integers(1, 3))
-@example("2026.6.5", BLOCKED_THEN_SPOOLED, 1)
-@example("2026.9.6", RECOVERY_THEN_SPOOLED, 1)
+@given(
+    st.sampled_from(GENERATIONS), interleaved_traces(), st.integers(1, 3), st.sampled_from([1, 2])
+)
+@example("2026.6.5", BLOCKED_THEN_SPOOLED, 1, 1)
+@example("2026.9.6", RECOVERY_THEN_SPOOLED, 1, 2)
 def test_a_tiny_budget_replays_exactly_as_no_budget(
-    openclaw: str, lines: list[dict[str, Any]], budget: int
+    openclaw: str, lines: list[dict[str, Any]], budget: int, write_batch: int
 ) -> None:
+    """`write_batch`: sessions go to SQLite after 1 or 2 (not 256), so rows are written,
+    replaced and read back, not only held in the spool's write buffer."""
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "t.jsonl"
         path.write_text("".join(json.dumps(line) + "\n" for line in lines))
-        assert rendered(path, openclaw, budget) == rendered(path, openclaw, None)
+        unbounded = rendered(path, openclaw, None)
+        with small_writes(write_batch):
+            assert rendered(path, openclaw, budget) == unbounded
+
+
+@contextmanager
+def small_writes(batch: int) -> Iterator[None]:
+    saved = spool.WRITE_BATCH
+    spool.WRITE_BATCH = batch
+    try:
+        yield
+    finally:
+        spool.WRITE_BATCH = saved
+
+
+def test_many_spooled_sessions_replay_exactly_as_in_memory(tmp_path: Path) -> None:
+    """Hundreds of sessions through the spool at its real write batch, each back three times."""
+    path = interleaved(tmp_path / "t.jsonl", 700, calls_each=3)
+    assert rendered(path, "2026.6.5", 50) == rendered(path, "2026.6.5", None)
 
 
 def test_the_spool_is_used_and_keeps_the_order_of_first_appearance(tmp_path: Path) -> None:
