@@ -1,4 +1,6 @@
-"""docs/validate.md is tested: every sample in it is what the command prints today.
+"""The command guides are tested: every sample in them is what the command prints today.
+
+docs/validate.md, docs/fix.md and docs/migrate.md (GUIDES) share one harness.
 
 The guide marks its blocks with HTML comments:
 
@@ -31,6 +33,7 @@ from loopcfg import cli as cli_module
 from tests.conftest import REPO
 
 GUIDE = REPO / "docs" / "validate.md"
+GUIDES = [GUIDE, REPO / "docs" / "fix.md", REPO / "docs" / "migrate.md"]
 CI_GUIDE = REPO / "docs" / "ci.md"
 _BLOCK = re.compile(r"<!-- (?P<marker>[^>]*?) -->\n```(?P<lang>\w*)\n(?P<body>.*?)```\n", re.S)
 CLEAN_ENV: dict[str, str | None] = {"NO_COLOR": None, "OPENCLAW_CONFIG_PATH": None}
@@ -52,14 +55,12 @@ def kind(block: Block) -> str:
     return block.marker.split(":")[0].split()[0]
 
 
-@pytest.fixture
-def workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def write_workspace(guide: Path, folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The scratch folder with every `file:` block of the guide written into it."""
-    for block in blocks():
+    for block in blocks(guide):
         if kind(block) == "file":
-            (tmp_path / block.marker.split(":", 1)[1].strip()).write_text(block.body, "utf-8")
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
+            (folder / block.marker.split(":", 1)[1].strip()).write_text(block.body, "utf-8")
+    monkeypatch.chdir(folder)
 
 
 def run(command: str, monkeypatch: pytest.MonkeyPatch, *, tty: bool = False) -> tuple[int, str]:
@@ -77,8 +78,17 @@ def run(command: str, monkeypatch: pytest.MonkeyPatch, *, tty: bool = False) -> 
     return result.exit_code, result.stdout + result.stderr
 
 
-def samples(name: str) -> list[Block]:
-    return [block for block in blocks() if kind(block) == name]
+def samples(name: str, guide: Path = GUIDE) -> list[Block]:
+    return [block for block in blocks(guide) if kind(block) == name]
+
+
+def all_samples(name: str) -> list[tuple[Path, int]]:
+    """Every `name` sample of every guide, as (guide, index) pairs for parametrize."""
+    return [(guide, index) for guide in GUIDES for index in range(len(samples(name, guide)))]
+
+
+def sample_id(case: tuple[Path, int]) -> str:
+    return f"{case[0].stem}-{case[1]}"
 
 
 def test_the_guide_has_samples_of_every_format() -> None:
@@ -90,10 +100,18 @@ def test_the_guide_has_samples_of_every_format() -> None:
     assert len(ci_samples("workflow")) == 2 and len(ci_samples("pre-commit")) == 1
 
 
-@pytest.mark.parametrize("index", range(len(samples("run"))))
-@pytest.mark.usefixtures("workspace")
-def test_run_samples(index: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    block = samples("run")[index]
+@pytest.mark.parametrize("guide", GUIDES[1:], ids=lambda guide: guide.stem)
+def test_every_command_guide_has_a_tested_example(guide: Path) -> None:
+    assert samples("run", guide) and samples("file", guide)
+
+
+@pytest.mark.parametrize("case", all_samples("run"), ids=sample_id)
+def test_run_samples(
+    case: tuple[Path, int], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    guide, index = case
+    write_workspace(guide, tmp_path, monkeypatch)
+    block = samples("run", guide)[index]
     options = dict(part.partition("=")[::2] for part in block.marker.split(":", 1)[1].split())
     first, *expected = block.body.splitlines(keepends=True)
     assert first.startswith("$ ")
@@ -102,10 +120,13 @@ def test_run_samples(index: int, monkeypatch: pytest.MonkeyPatch) -> None:
     assert exit_code == int(options["exit"])
 
 
-@pytest.mark.parametrize("index", range(len(samples("excerpt"))))
-@pytest.mark.usefixtures("workspace")
-def test_excerpt_samples(index: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    block = samples("excerpt")[index]
+@pytest.mark.parametrize("case", all_samples("excerpt"), ids=sample_id)
+def test_excerpt_samples(
+    case: tuple[Path, int], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    guide, index = case
+    write_workspace(guide, tmp_path, monkeypatch)
+    block = samples("excerpt", guide)[index]
     pointer, _, command = block.marker.split(":", 1)[1].partition(" of: ")
     _, output = run(command.strip(), monkeypatch)
     value: Any = json.loads(output)
