@@ -289,6 +289,15 @@ class TextStream:
             state.header = _timeline_header(stats)
             state.unit, state.shift = _positions(stats)
 
+    # A session the runner spools takes its open line with it (runner.SpoolingSink), so the
+    # timeline holds nothing for the sessions on disk.
+    def suspend_session(self, stats: SessionStats) -> _TextSession | None:
+        return self.alive.pop((stats.file, stats.session), None)
+
+    def resume_session(self, stats: SessionStats, state: _TextSession | None) -> None:
+        if state is not None:
+            self.alive[(stats.file, stats.session)] = state
+
     def _under(self, file: str, session: str, state: _TextSession) -> None:
         """Make the next line appear under this session's header."""
         key = (file, session)

@@ -182,6 +182,16 @@ class ReplaySink(Protocol):
     def problem(self, problem: Malformed) -> None: ...
 
 
+class SpoolingSink(ReplaySink, Protocol):
+    """A sink that keeps state per session (the text timeline's open line) and lets the runner
+    spool it with the session: `suspend_session` hands it over and forgets it,
+    `resume_session` takes it back (before any other call about that session)."""
+
+    def suspend_session(self, stats: SessionStats) -> Any: ...
+
+    def resume_session(self, stats: SessionStats, state: Any) -> None: ...
+
+
 @dataclass(slots=True)
 class FileReplay:
     """What one input file produced, in file order (kept when no sink streams it out)."""
@@ -295,9 +305,11 @@ class _Live:
         # Without run ids an abort skips the whole rest of the session.
         return None in self.aborted_runs or run in self.aborted_runs
 
-    def suspended(self) -> tuple[Any, ...]:
-        """Everything but the engine as plain picklable values (empty parts as None)."""
+    def suspended(self, view: Any) -> tuple[Any, ...]:
+        """Everything but the engine as plain picklable values (empty parts as None), with
+        the sink's `view` of the session."""
         return (
+            view,
             _stats_values(self.stats),
             list(self.call_runs.items()) or None,
             list(self.blocked.items()) or None,
@@ -309,7 +321,8 @@ class _Live:
 
     @classmethod
     def resumed(cls, engine: EngineSession, order: int, state: tuple[Any, ...]) -> _Live:
-        figures, call_runs, blocked, aborted_runs, run_ids, names_runs, held = state
+        """The session `suspended` returned `state` for; the sink's view is `state[0]`."""
+        _view, figures, call_runs, blocked, aborted_runs, run_ids, names_runs, held = state
         live = cls(engine, SessionStats(*figures), order, names_runs=names_runs)
         if call_runs:
             live.call_runs.update(call_runs)
@@ -342,6 +355,7 @@ class _Replayer:
         self.budget = max(live_sessions, 1) if live_sessions is not None and spools else None
         self.spool: SessionSpool | None = None
         self.appeared = 0
+        self.sink_spools = hasattr(self.sink, "suspend_session")
 
     def session(self, name: str) -> _Live:
         live = self.live.get(name)
@@ -374,8 +388,11 @@ class _Replayer:
             self.spool = SessionSpool()
         factory = cast(SpoolingFactory, self.factory)
         engine = factory.suspend(live.engine)
+        view = None
+        if self.sink_spools:
+            view = cast(SpoolingSink, self.sink).suspend_session(live.stats)
         dump = pickle.dumps
-        self.spool.put(live.order, name, dump(live.suspended(), -1), dump(engine, -1))
+        self.spool.put(live.order, name, dump(live.suspended(view), -1), dump(engine, -1))
 
     def unspooled(self, name: str) -> _Live | None:
         assert self.spool is not None
@@ -384,7 +401,15 @@ class _Replayer:
             return None
         order, state, engine = row
         resumed = cast(SpoolingFactory, self.factory).resume(name, pickle.loads(engine))
-        return _Live.resumed(resumed, order, pickle.loads(state))
+        return self.resumed(resumed, order, state)
+
+    def resumed(self, engine: EngineSession, order: int, state: bytes) -> _Live:
+        """A session read from the spool; the sink gets its view of it back."""
+        values = pickle.loads(state)
+        live = _Live.resumed(engine, order, values)
+        if self.sink_spools:
+            cast(SpoolingSink, self.sink).resume_session(live.stats, values[0])
+        return live
 
     def ended_in_order(self) -> Iterator[_Live]:
         """Every session, in order of first appearance, those on disk without their engine
@@ -396,7 +421,7 @@ class _Replayer:
         if self.spool is None:
             return iter(kept)
         ended = (
-            _Live.resumed(_ENDED, order, pickle.loads(state))
+            self.resumed(_ENDED, order, state)
             for order, name, state in self.spool.in_order()
             if name not in self.live  # taken back: the one in memory is current
         )

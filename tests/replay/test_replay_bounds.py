@@ -167,12 +167,14 @@ def test_an_empty_file_is_not_garbage(tmp_path: Path) -> None:
     assert CliRunner().invoke(cli, ["replay", str(path)]).exit_code == 0
 
 
-def interleaved(path: Path, sessions: int, calls_each: int = 1) -> Path:
-    """`sessions` sessions in one trace, their calls interleaved round robin."""
+def interleaved(path: Path, sessions: int, calls_each: int = 1, *, repeat: bool = False) -> Path:
+    """`sessions` sessions in one trace, their calls interleaved round robin; with `repeat`
+    each session repeats one call (warnings, then blocks)."""
     with path.open("w") as out:
         for call in range(calls_each):
             for index in range(sessions):
-                line = {"session": f"s{index}", "tool": "read", "args": {"p": call}, "result": 1}
+                args = {"p": 0 if repeat else call}
+                line = {"session": f"s{index}", "tool": "read", "args": args, "result": 1}
                 out.write(json.dumps(line) + "\n")
     return path
 
@@ -194,6 +196,22 @@ def test_four_times_more_interleaved_sessions_need_no_more_memory(tmp_path: Path
     assert large < small * 1.25 + 64_000, (small, large)
     unbounded = peak_bytes(lambda: run(many, None))
     assert unbounded > small * 2, (small, unbounded)
+
+
+def test_open_timeline_lines_go_to_the_spool_with_their_sessions(tmp_path: Path) -> None:
+    """Each session's third call warns (threshold 2), so each has an open line in the text
+    timeline until its end: spooled with the session, it costs no memory while on disk."""
+    few = interleaved(tmp_path / "few.jsonl", 1_000, calls_each=3, repeat=True)
+    many = interleaved(tmp_path / "many.jsonl", 4_000, calls_each=3, repeat=True)
+
+    def run(path: Path) -> None:
+        writer = TextStream(Discard())
+        replay_file(str(path), ReplayOptions(table=TABLE, live_sessions=300), sink=writer)
+        writer.finish()
+
+    small = peak_bytes(lambda: run(few))
+    large = peak_bytes(lambda: run(many))
+    assert large < small * 1.25 + 64_000, (small, large)
 
 
 # -- spooling changes nothing: a tiny budget against none, on every engine generation ---------
@@ -318,8 +336,9 @@ def small_writes(batch: int) -> Iterator[None]:
 
 
 def test_many_spooled_sessions_replay_exactly_as_in_memory(tmp_path: Path) -> None:
-    """Hundreds of sessions through the spool at its real write batch, each back three times."""
-    path = interleaved(tmp_path / "t.jsonl", 700, calls_each=3)
+    """Hundreds of sessions through the spool at its real write batch, each back four times
+    (with a warning, a block and an open timeline line to carry)."""
+    path = interleaved(tmp_path / "t.jsonl", 700, calls_each=5, repeat=True)
     assert rendered(path, "2026.6.5", 50) == rendered(path, "2026.6.5", None)
 
 
