@@ -14,6 +14,7 @@ from typing import Any
 from loopcfg.engine import LoopDetector, blocked_result
 from loopcfg.engine.generations import Generation, generation
 from loopcfg.engine.session import Session
+from loopcfg.engine.v4 import V4Session
 from loopcfg.replay.batches import group_batches
 from loopcfg.replay.configs import ConfigTable, defaults_table, load_table
 from loopcfg.replay.events import Event, ReadError
@@ -28,7 +29,7 @@ from loopcfg.replay.lines import (
     open_binary,
 )
 from loopcfg.replay.runner import EngineSession, FileReplay, ReplaySink, replay_events
-from loopcfg.replay.spool import LIVE_SESSIONS
+from loopcfg.replay.spool import LIVE_RECORDS, LIVE_SESSIONS
 from loopcfg.replay.trace import read_trace
 from loopcfg.replay.transcript import (
     TranscriptOptions,
@@ -67,6 +68,8 @@ class ReplayOptions:
     # Sessions of one file held in memory; the least recently used others wait on disk
     # (spool.py). None: all in memory.
     live_sessions: int | None = LIVE_SESSIONS
+    # ... and the history records they may hold together.
+    live_records: int | None = LIVE_RECORDS
 
 
 def default_settings() -> EffectiveSettings:
@@ -111,6 +114,13 @@ class EngineSessions:
     def resume(self, key: str, suspended: tuple[int, tuple[Any, ...]]) -> EngineSession:
         index, state = suspended
         return self._wrapped(self.detector.restore(key, self.known_settings[index], state))
+
+    def weight(self, engine: EngineSession) -> int:
+        session = engine.engine if isinstance(engine, SingleCallPath) else engine
+        if isinstance(session, V4Session):
+            return len(session.records)
+        assert isinstance(session, Session)
+        return len(session.history)
 
     def _settings_index(self, settings: EffectiveSettings) -> int:
         for index, known in enumerate(self.known_settings):
@@ -170,6 +180,7 @@ def replay_file(
             stats=options.stats,
             sink=sink,
             live_sessions=options.live_sessions,
+            live_records=options.live_records,
         )
 
 

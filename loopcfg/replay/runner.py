@@ -9,6 +9,7 @@ from __future__ import annotations
 import heapq
 import operator
 import pickle
+import sys
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, fields
@@ -87,6 +88,10 @@ class SpoolingFactory(SessionFactory, Protocol):
 
     def resume(self, key: str, state: Any) -> EngineSession:
         """The session `suspend` returned `state` for, alive again."""
+        ...
+
+    def weight(self, engine: EngineSession) -> int:
+        """What the session holds, in history records (its memory grows with them)."""
         ...
 
 
@@ -289,6 +294,8 @@ class _Live:
     stats: SessionStats
     # Order of first appearance in the file: sessions end in this order.
     order: int
+    # History records held when last weighed (the record budget, `_Replayer.trim`).
+    weight: int = 0
     # call id -> run of a call still waiting for its outcome, so a late outcome joins its
     # call's run; an outcome whose id is not here (nor blocked) has no recorded call.
     call_runs: BoundedIds = field(default_factory=BoundedIds)
@@ -343,6 +350,7 @@ class _Replayer:
         sink: ReplaySink | None,
         stats: bool,
         live_sessions: int | None = None,
+        live_records: int | None = None,
     ) -> None:
         self.result = FileReplay(file)
         self.sink: ReplaySink = sink if sink is not None else self.result
@@ -353,6 +361,9 @@ class _Replayer:
         self.live: OrderedDict[str, _Live] = OrderedDict()
         spools = hasattr(sessions, "suspend") and hasattr(sessions, "resume")
         self.budget = max(live_sessions, 1) if live_sessions is not None and spools else None
+        # And the history records they may hold together (sessions differ in length).
+        self.record_budget = live_records if live_records is not None else sys.maxsize
+        self.records = 0
         self.spool: SessionSpool | None = None
         self.appeared = 0
         self.sink_spools = hasattr(self.sink, "suspend_session")
@@ -362,14 +373,26 @@ class _Replayer:
         if live is not None:
             if self.budget is not None:
                 self.live.move_to_end(name)
+                self.weigh(live)  # what its previous lines added
             return live
         live = self.unspooled(name) if self.spool is not None else None
         if live is None:
             live = self.new_session(name)
         self.live[name] = live
-        if self.budget is not None and len(self.live) > self.budget:
-            self.spool_oldest()
+        if self.budget is not None:
+            self.weigh(live)
         return live
+
+    def weigh(self, live: _Live) -> None:
+        """Count the session's records again; over budget, spool the least recently used."""
+        weight = cast(SpoolingFactory, self.factory).weight(live.engine)
+        self.records += weight - live.weight
+        live.weight = weight
+        assert self.budget is not None
+        while len(self.live) > 1 and (
+            len(self.live) > self.budget or self.records > self.record_budget
+        ):
+            self.spool_oldest()
 
     def new_session(self, name: str) -> _Live:
         stats = SessionStats(self.result.file, name)
@@ -384,6 +407,7 @@ class _Replayer:
 
     def spool_oldest(self) -> None:
         name, live = self.live.popitem(last=False)
+        self.records -= live.weight
         if self.spool is None:
             self.spool = SessionSpool()
         factory = cast(SpoolingFactory, self.factory)
@@ -631,16 +655,18 @@ def replay_events(
     stats: bool = False,
     sink: ReplaySink | None = None,
     live_sessions: int | None = None,
+    live_records: int | None = None,
 ) -> FileReplay:
     """Replay one file's events; malformed lines are kept as problems (fatal with `strict`).
 
     `keep_args` keeps each event's arguments (--show-args); otherwise they are not even held.
     `stats` adds the --stats figures to each session. With a `sink`, events, aborts and
     sessions go to it as they are found and the result keeps only the counts and problems.
-    `live_sessions` caps the sessions held in memory: beyond it the least recently used go to
-    a temporary file (spool.py) when `sessions` can suspend and resume them; None: no cap.
+    `live_sessions` caps the sessions held in memory, and `live_records` the history records
+    they hold together: beyond either the least recently used go to a temporary file
+    (spool.py) when `sessions` can suspend and resume them; `live_sessions` None: no cap.
     """
-    replayer = _Replayer(file, sessions, keep_args, sink, stats, live_sessions)
+    replayer = _Replayer(file, sessions, keep_args, sink, stats, live_sessions, live_records)
     for event in events:
         if isinstance(event, Malformed):
             replayer.malformed(event)

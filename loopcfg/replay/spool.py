@@ -2,9 +2,9 @@
 
 A trace may interleave any number of sessions and any later line may name any of them, so all
 of them are alive until its last line. The runner keeps the most recently used
-`LIVE_SESSIONS` in memory and moves the others here; a line that names a spooled session
-brings it back. Memory is then bounded by the budget (times what one session holds: its
-`historySize` records), whatever the number of sessions.
+`LIVE_SESSIONS` in memory, holding `LIVE_RECORDS` history records at most together, and moves
+the others here; a line that names a spooled session brings it back. Memory is then bounded by
+the budget, whatever the number of sessions.
 
 The spool is a private temporary SQLite database (`sqlite3.connect("")`): SQLite unlinks its
 file as soon as it opens it, so nothing is left behind on exit, on Ctrl-C or when the process
@@ -23,14 +23,19 @@ from collections.abc import Iterator
 # names; a false positive costs one look-up.
 FILTER_BITS = 1 << 24
 _MASK = FILTER_BITS - 1
-# Spooled sessions are written to SQLite this many at a time (one statement for all).
+# Spooled sessions are written to SQLite this many at a time (one statement for all), or
+# sooner when they hold this many bytes (sessions with long histories).
 WRITE_BATCH = 256
+WRITE_BYTES = 256 << 10
 
 # Sessions kept in memory per file before the least recently used go to disk. A live session
 # costs ~2 KB plus ~0.6 KB per history record (docs/performance.md), so at the default
 # historySize of 30 the budget holds about 20 MB; spooling starts only when more sessions than
 # this are interleaved in one file, which a single gateway's log rarely reaches.
 LIVE_SESSIONS = 1024
+# And the history records they may hold together (~0.6 KB each: ~60 MB): at historySize 30
+# the session budget comes first; with long histories (historySize 3000) this one does.
+LIVE_RECORDS = 100_000
 
 
 class SessionSpool:
@@ -53,17 +58,19 @@ class SessionSpool:
         self._filter = bytearray(FILTER_BITS // 8)
         # Rows not written yet, by name (newer than a row of the same session in the table).
         self._unwritten: dict[str, tuple[int, str, bytes, bytes]] = {}
+        self._unwritten_bytes = 0
 
     def put(self, order: int, name: str, live: bytes, engine: bytes) -> None:
         self._unwritten[name] = (order, name, live, engine)
-        if len(self._unwritten) >= WRITE_BATCH:
+        self._unwritten_bytes += len(live) + len(engine)
+        if len(self._unwritten) >= WRITE_BATCH or self._unwritten_bytes >= WRITE_BYTES:
             self._write()
         h = hash(name)  # str hashes are stable within one process
         for bit in (h & _MASK, (h >> 24) & _MASK):
             self._filter[bit >> 3] |= 1 << (bit & 7)
 
     def _write(self) -> None:
-        rows, self._unwritten = self._unwritten.values(), {}
+        rows, self._unwritten, self._unwritten_bytes = self._unwritten.values(), {}, 0
         self._db.executemany("INSERT OR REPLACE INTO spool VALUES (?, ?, ?, ?)", rows)
 
     def take(self, name: str) -> tuple[int, bytes, bytes] | None:

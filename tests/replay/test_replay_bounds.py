@@ -167,15 +167,18 @@ def test_an_empty_file_is_not_garbage(tmp_path: Path) -> None:
     assert CliRunner().invoke(cli, ["replay", str(path)]).exit_code == 0
 
 
-def interleaved(path: Path, sessions: int, calls_each: int = 1, *, repeat: bool = False) -> Path:
-    """`sessions` sessions in one trace, their calls interleaved round robin; with `repeat`
-    each session repeats one call (warnings, then blocks)."""
+def interleaved(
+    path: Path, sessions: int, calls_each: int = 1, *, repeat: bool = False, burst: int = 1
+) -> Path:
+    """`sessions` sessions in one trace, their calls interleaved round robin, `burst` calls of
+    a session at a time; with `repeat` each session repeats one call (warnings, then blocks)."""
     with path.open("w") as out:
-        for call in range(calls_each):
+        for first in range(0, calls_each, burst):
             for index in range(sessions):
-                args = {"p": 0 if repeat else call}
-                line = {"session": f"s{index}", "tool": "read", "args": args, "result": 1}
-                out.write(json.dumps(line) + "\n")
+                for call in range(first, min(first + burst, calls_each)):
+                    args = {"p": 0 if repeat else call}
+                    line = {"session": f"s{index}", "tool": "read", "args": args, "result": 1}
+                    out.write(json.dumps(line) + "\n")
     return path
 
 
@@ -274,9 +277,16 @@ def interleaved_traces(draw: st.DrawFn) -> list[dict[str, Any]]:
     return lines
 
 
-def rendered(path: Path, openclaw: str, budget: int | None) -> tuple[str, str]:
+def rendered(
+    path: Path, openclaw: str, budget: int | None, records: int | None = None
+) -> tuple[str, str]:
     options = ReplayOptions(
-        table=TABLE, openclaw=openclaw, stats=True, keep_args=True, live_sessions=budget
+        table=TABLE,
+        openclaw=openclaw,
+        stats=True,
+        keep_args=True,
+        live_sessions=budget,
+        live_records=records,
     )
     outputs = []
     for stream_class in (TextStream, JsonStream):
@@ -308,21 +318,30 @@ RECOVERY_THEN_SPOOLED = [
 
 @settings(max_examples=80, deadline=None)
 @given(
-    st.sampled_from(GENERATIONS), interleaved_traces(), st.integers(1, 3), st.sampled_from([1, 2])
+    st.sampled_from(GENERATIONS),
+    interleaved_traces(),
+    st.integers(1, 3),
+    st.sampled_from([None, 1, 8]),
+    st.sampled_from([1, 2]),
 )
-@example("2026.6.5", BLOCKED_THEN_SPOOLED, 1, 1)
-@example("2026.9.6", RECOVERY_THEN_SPOOLED, 1, 2)
+@example("2026.6.5", BLOCKED_THEN_SPOOLED, 1, None, 1)
+@example("2026.9.6", RECOVERY_THEN_SPOOLED, 1, None, 2)
 def test_a_tiny_budget_replays_exactly_as_no_budget(
-    openclaw: str, lines: list[dict[str, Any]], budget: int, write_batch: int
+    openclaw: str,
+    lines: list[dict[str, Any]],
+    budget: int,
+    records: int | None,
+    write_batch: int,
 ) -> None:
-    """`write_batch`: sessions go to SQLite after 1 or 2 (not 256), so rows are written,
-    replaced and read back, not only held in the spool's write buffer."""
+    """A budget of 1-3 sessions and of 1 or 8 history records (or none); `write_batch`:
+    sessions go to SQLite after 1 or 2 (not 256), so rows are written, replaced and read back,
+    not only held in the spool's write buffer."""
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "t.jsonl"
         path.write_text("".join(json.dumps(line) + "\n" for line in lines))
         unbounded = rendered(path, openclaw, None)
         with small_writes(write_batch):
-            assert rendered(path, openclaw, budget) == unbounded
+            assert rendered(path, openclaw, budget, records) == unbounded
 
 
 @contextmanager
@@ -340,6 +359,25 @@ def test_many_spooled_sessions_replay_exactly_as_in_memory(tmp_path: Path) -> No
     (with a warning, a block and an open timeline line to carry)."""
     path = interleaved(tmp_path / "t.jsonl", 700, calls_each=5, repeat=True)
     assert rendered(path, "2026.6.5", 50) == rendered(path, "2026.6.5", None)
+
+
+def test_long_histories_are_spooled_by_their_records(tmp_path: Path) -> None:
+    """With historySize 3000 a session may hold 3000 records: the record budget spools sessions
+    long before the session budget would, so 4x the sessions cost no 4x memory."""
+    long_history = settings_from_block({"enabled": True, "historySize": 3000})
+    table = ConfigTable("long", long_history, long_history, {})
+    few = interleaved(tmp_path / "few.jsonl", 20, calls_each=200, burst=50)
+    many = interleaved(tmp_path / "many.jsonl", 80, calls_each=200, burst=50)
+
+    def run(path: Path, records: int | None) -> None:
+        options = ReplayOptions(table=table, live_sessions=1024, live_records=records)
+        replay_file(str(path), options, sink=TextStream(Discard()))
+
+    small = peak_bytes(lambda: run(few, 1_000))
+    large = peak_bytes(lambda: run(many, 1_000))
+    assert large < small * 1.25 + 64_000, (small, large)
+    unbounded = peak_bytes(lambda: run(many, None))
+    assert unbounded > small * 2, (small, unbounded)
 
 
 def test_the_spool_is_used_and_keeps_the_order_of_first_appearance(tmp_path: Path) -> None:
