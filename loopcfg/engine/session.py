@@ -68,12 +68,14 @@ class Session:
         """The settings and the state of this session as plain picklable values, for
         `LoopDetector.restore`. The settings come apart because they are shared (the caller
         stores a reference to them); the hooks are the detector's; the argument memo is a cache
-        and is left out."""
+        and is left out. The state shares objects with the session (its warning keys, guards,
+        E8.1 records): pickle it before the session takes another call."""
         with self.lock:
             return self.settings, self._state()
 
     def dispose(self) -> None:
-        """This session is done with (spooled, or its file ended): free its history now."""
+        """This session will take no more calls (replay spooled it): free its history now,
+        instead of at the next full garbage collection."""
         with self.lock:
             self.history.dispose()
 

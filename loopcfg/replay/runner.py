@@ -294,7 +294,7 @@ class _Live:
     stats: SessionStats
     # Order of first appearance in the file: sessions end in this order.
     order: int
-    # History records held when last weighed (the record budget, `_Replayer.trim`).
+    # History records held when last weighed (the record budget, `_Replayer.weigh`).
     weight: int = 0
     # call id -> run of a call still waiting for its outcome, so a late outcome joins its
     # call's run; an outcome whose id is not here (nor blocked) has no recorded call.
@@ -359,7 +359,7 @@ class _Replayer:
         self.stats = stats
         # The sessions in memory, least recently used first when there is a budget.
         self.live: OrderedDict[str, _Live] = OrderedDict()
-        spools = hasattr(sessions, "suspend") and hasattr(sessions, "resume")
+        spools = all(hasattr(sessions, name) for name in ("suspend", "resume", "weight"))
         self.budget = max(live_sessions, 1) if live_sessions is not None and spools else None
         # And the history records they may hold together (sessions differ in length).
         self.record_budget = live_records if live_records is not None else sys.maxsize
