@@ -27,6 +27,7 @@ largest process's.
         --base /tmp/base   # one-call sessions in one trace; the first count also with another
                            # checkout (`git archive COMMIT | tar -x -C /tmp/base`)
     .venv/bin/python bench/replay.py --profile         # cProfile of the corpus, top 25
+    .venv/bin/python bench/replay.py --only throughput --instructions 20   # + cachegrind counts
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ import argparse
 import json
 import os
 import platform
+import re
 import shutil
 import subprocess
 import sys
@@ -57,10 +59,23 @@ class Measure:
     peak_mb: float
 
 
+def bytecode_env() -> dict[str, str]:
+    """The environment of every timed command: from bytecode caches, as an installed package
+    runs. This container may set PYTHONDONTWRITEBYTECODE, under which the editable install
+    recompiles loopcfg's modules on every start (~0.3 s of CPU here); the caches go to
+    bench/out/pycache, never into the work tree (as bench/validate_cold.py does)."""
+    env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env["PYTHONPYCACHEPREFIX"] = str(OUT / "pycache")
+    return env
+
+
 def timed(command: list[str], pythonpath: str | None = None) -> Measure:
     """Wall and CPU seconds (the process and its children) and peak RSS in MB; `pythonpath`
     runs another checkout's loopcfg (`--base`)."""
-    env = None if pythonpath is None else {**os.environ, "PYTHONPATH": pythonpath}
+    env = bytecode_env()
+    if pythonpath is not None:
+        env["PYTHONPATH"] = pythonpath
     start = time.perf_counter()
     # `python -m` puts the working directory first on sys.path: run another checkout from it.
     child = subprocess.Popen(
@@ -80,9 +95,9 @@ def timed(command: list[str], pythonpath: str | None = None) -> Measure:
 # -- inputs ------------------------------------------------------------------------------------
 
 
-def replicated_corpus(size_mb: int) -> tuple[Path, int]:
+def replicated_corpus(size_mb: int, name: str = "corpus") -> tuple[Path, int]:
     """Copies of the real transcripts until the folder holds `size_mb` MB; (folder, bytes)."""
-    folder = OUT / "corpus"
+    folder = OUT / name
     originals = sorted(CORPUS.glob("*.jsonl"))
     if not originals:
         raise SystemExit(f"no transcripts in {CORPUS}")
@@ -159,10 +174,21 @@ def replay(*args: str) -> list[str]:
     return [*LOOPCFG, "replay", *args, "--format", "json"]
 
 
+def warm_up() -> None:
+    """Each timed program once on one small transcript: its bytecode caches are written."""
+    small = OUT / "warm-up"
+    small.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(min(CORPUS.glob("*.jsonl"), key=lambda p: p.stat().st_size), small / "w.jsonl")
+    timed(replay(str(small), "--jobs", "1"))
+    for module in ("json", "orjson"):
+        timed(floor(module, small))
+
+
 def throughput(size_mb: int) -> None:
     folder, size = replicated_corpus(size_mb)
     files = len(list(folder.glob("*.jsonl")))
     print(f"corpus: {size / 1e6:.0f} MB in {files} copies of {CORPUS}")
+    warm_up()
     runs = [
         ("replay --jobs 1", timed(replay(str(folder), "--jobs", "1"))),
         ("json.loads per line", timed(floor("json", folder))),
@@ -177,6 +203,37 @@ def throughput(size_mb: int) -> None:
         )
     print(f"\nreplay / json.loads floor: {replay_cpu / runs[1][1].cpu:.2f}x the CPU time")
     print(f"replay / orjson floor: {replay_cpu / runs[2][1].cpu:.2f}x the CPU time")
+
+
+def instructions(command: list[str]) -> int:
+    """User-space instructions of one run, counted by valgrind's cachegrind (load-independent)."""
+    valgrind = ["valgrind", "--tool=cachegrind", "--cache-sim=no"]
+    valgrind.append("--cachegrind-out-file=/dev/null")
+    env = {**bytecode_env(), "PYTHONHASHSEED": "0"}
+    done = subprocess.run([*valgrind, *command], capture_output=True, text=True, env=env)
+    found = re.search(r"I\s+refs:\s+([\d,]+)", done.stderr)
+    if found is None:
+        raise SystemExit(f"valgrind gave no instruction count for {command}:\n{done.stderr}")
+    return int(found[1].replace(",", ""))
+
+
+def instruction_counts(size_mb: int) -> None:
+    """The same three programs under cachegrind on a smaller copy: counts that do not move with
+    the machine's load. Under valgrind OpenSSL cannot use the CPU's SHA extensions, so
+    SHA-256 counts several times the instructions it needs natively: replay's count is high."""
+    folder, size = replicated_corpus(size_mb, "corpus-small")
+    warm_up()
+    counts = {
+        "replay --jobs 1": instructions(replay(str(folder), "--jobs", "1")),
+        "json.loads per line": instructions(floor("json", folder)),
+        "orjson.loads per line": instructions(floor("orjson", folder)),
+    }
+    print(f"\ninstructions (cachegrind, {size / 1e6:.1f} MB, one run each):")
+    print("\n| run | instructions | per byte | / replay's |\n|---|---|---|---|")
+    replay_count = counts["replay --jobs 1"]
+    for name, count in counts.items():
+        share = count / replay_count
+        print(f"| {name} | {count / 1e6:,.0f} M | {count / size:.1f} | {share:.2f} |")
 
 
 def memory(size_mb: int, sessions: int) -> None:
@@ -292,6 +349,12 @@ def main() -> None:
     )
     parser.add_argument("--dask", action="store_true", help="also the Dask measures")
     parser.add_argument("--profile", action="store_true")
+    parser.add_argument(
+        "--instructions",
+        type=int,
+        metavar="MB",
+        help="also count instructions under cachegrind on MB of the corpus (needs valgrind)",
+    )
     options = parser.parse_args()
     OUT.mkdir(parents=True, exist_ok=True)
     python = f"{platform.python_implementation()} {platform.python_version()}"
@@ -302,6 +365,8 @@ def main() -> None:
         return
     if options.only in (None, "throughput"):
         throughput(options.size_mb)
+    if options.instructions:
+        instruction_counts(options.instructions)
     if options.only in (None, "memory"):
         memory(options.stuck_mb, options.sessions)
     if options.only == "stuck":

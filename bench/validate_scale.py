@@ -5,32 +5,49 @@ trailing commas) with N agents, each with a small `tools.loopDetection` override
 in one run, on the same file:
 
 - `json5.loads` of the text (the anchor: a parser that keeps no positions and checks nothing);
-- loopcfg's whole validate pipeline in-process (`check_file`: parse, includes, schema, lints);
-- the `loopcfg validate` command and `check-jsonschema --schemafile ...` with pyjson5 (its own
-  environment, bench/.env, made by bench/validate_cold.py) as fresh processes, best of N;
-- `loopcfg resolve --agent <last agent>` as a fresh process;
-- the in-process validate at N/4, N/2, N and 2N agents, to show how it grows.
+- loopcfg's whole validate pipeline in-process (`check_file`: parse, includes, schema, lints),
+  with the collector as the library leaves it (on; the library pauses it while it works);
+- the `loopcfg validate` command, `loopcfg resolve --agent <last agent>` and
+  `check-jsonschema --schemafile ...` with pyjson5 (its own environment, bench/.env, made by
+  bench/validate_cold.py) as fresh processes, round-robin, run from bytecode caches as
+  bench/validate_cold.py runs them;
+- the same at N/16, N/4 and N agents (250, 1,000, 4,000 by default), to show how it grows.
 
-    .venv/bin/python bench/validate_scale.py [--agents 4000] [--repeat 3]
+Times are CPU times (user + system; of the child for a process), the best of `--repeat`: on a
+shared machine wall times say more about the neighbours than about the code. `--instructions`
+adds one run of each command under valgrind's cachegrind (instructions do not depend on load).
+
+    .venv/bin/python bench/validate_scale.py [--agents 4000] [--repeat 5] [--instructions]
 """
 
 from __future__ import annotations
 
 import argparse
-import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Callable
+from itertools import pairwise
 from pathlib import Path
 
 import json5
 
 from loopcfg.check import check_file
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from validate_cold import (  # a sibling script, not a package
+    BENCH_ENV,
+    ensure_bench_env,
+    instructions,
+    run,
+    time_commands,
+    timing_env,
+    versions,
+)
+
 REPO = Path(__file__).resolve().parents[1]
-SCHEMA = REPO / "schema/openclaw-loopdetection.schema.json"
-CHECK_JSONSCHEMA = REPO / "bench/.env/bin/check-jsonschema"
+SCHEMA = str(REPO / "schema/openclaw-loopdetection.schema.json")
+PROJECT_BIN = Path(sys.executable).parent
 
 
 def agent_text(index: int) -> str:
@@ -59,69 +76,93 @@ def generate(agents: int) -> str:
     return head + "".join(agent_text(i) for i in range(agents)) + "    ],\n  },\n}\n"
 
 
-def best(function: Callable[[], object], repeat: int) -> float:
+def cpu_best(function: Callable[[], object], repeat: int) -> float:
     times = []
     for _ in range(repeat):
-        started = time.perf_counter()
+        started = time.process_time()
         function()
-        times.append(time.perf_counter() - started)
+        times.append(time.process_time() - started)
     return min(times)
 
 
-def run(command: list[str], expect: tuple[int, ...] = (0, 1)) -> None:
-    done = subprocess.run(command, capture_output=True, cwd=REPO)
-    if done.returncode not in expect:
-        raise SystemExit(f"{command[0]} exited {done.returncode}: {done.stderr.decode()[:500]}")
+def commands_for(path: Path, agents: int) -> dict[str, list[str]]:
+    loopcfg = str(PROJECT_BIN / "loopcfg")
+    checker = str(BENCH_ENV / "bin" / "check-jsonschema")
+    last = f"agent-{agents - 1}"
+    return {
+        "loopcfg validate": [loopcfg, "validate", str(path)],
+        "loopcfg resolve --agent <the last one>": [loopcfg, "resolve", "--agent", last, str(path)],
+        "check-jsonschema + pyjson5": [checker, "--schemafile", SCHEMA, str(path)],
+    }
+
+
+def check_answers(commands: dict[str, list[str]], env: dict[str, str]) -> None:
+    """Each command really did its work: validate finds no error, resolve found the agent,
+    check-jsonschema accepted the file."""
+    for name, command in commands.items():
+        done = run(command, env)
+        if done.returncode != 0:
+            raise SystemExit(f"{name} exited {done.returncode}: {done.stderr[:500]}")
+        if name.startswith("loopcfg resolve") and "historySize" not in done.stdout:
+            raise SystemExit(f"{name} printed no settings: {done.stdout[:500]}")
+
+
+def measure(
+    agents: int, folder: Path, env: dict[str, str], options: argparse.Namespace
+) -> dict[str, float]:
+    """CPU seconds of each contender on a config of `agents` agents (printed as it goes)."""
+    path = folder / f"openclaw-{agents}.json5"
+    text = generate(agents)
+    path.write_text(text, encoding="utf-8")
+    report = check_file(str(path))
+    assert len(json5.loads(text)["agents"]["list"]) == agents
+    commands = commands_for(path, agents)
+    check_answers(commands, env)
+    print(
+        f"\n{agents} agents: {len(text.encode()) / 1e6:.2f} MB JSON5, "
+        f"{len(report.diagnostics)} findings shown, exit {report.exit_code}"
+    )
+    row = {"json5.loads (anchor)": cpu_best(lambda: json5.loads(text), 1)}
+    row["loopcfg check_file, in-process"] = cpu_best(lambda: check_file(str(path)), options.repeat)
+    _, cpu = time_commands(commands, options.repeat, env)
+    row.update({name: min(times) for name, times in cpu.items()})
+    anchor = row["json5.loads (anchor)"]
+    checker = row["check-jsonschema + pyjson5"]
+    print(f"{'CPU, best of ' + str(options.repeat):44} {'ms':>9}  vs json5.loads  vs c-j")
+    for name, seconds in row.items():
+        print(
+            f"{name:44} {seconds * 1000:9.1f}  {anchor / seconds:8.1f}x faster"
+            f"  {seconds / checker:6.2f}x"
+        )
+    if options.instructions:
+        counted = {name: instructions(command, env) for name, command in commands.items()}
+        base = counted["check-jsonschema + pyjson5"]
+        for name, count in counted.items():
+            print(f"{name:44} {count / 1e6:9.1f} M instructions  {count / base:6.2f}x c-j")
+    return row
 
 
 def main() -> None:
     arguments = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     arguments.add_argument("--agents", type=int, default=4000)
-    arguments.add_argument("--repeat", type=int, default=3)
+    arguments.add_argument("--repeat", type=int, default=5)
+    arguments.add_argument("--instructions", action="store_true", help="count with cachegrind")
     options = arguments.parse_args()
+    ensure_bench_env()
+    env = timing_env()
     folder = Path(tempfile.mkdtemp(prefix="loopcfg-scale-"))
-    path = folder / "openclaw.json5"
-    text = generate(options.agents)
-    path.write_text(text, encoding="utf-8")
-    megabytes = len(text.encode()) / 1e6
-    report = check_file(str(path))
-    assert len(json5.loads(text)["agents"]["list"]) == options.agents
-    print(f"input: {megabytes:.2f} MB JSON5, {options.agents} agents, "
-          f"{len(report.diagnostics)} findings, exit {report.exit_code}")  # fmt: skip
+    for line in versions(env):
+        print(line)
 
-    anchor = best(lambda: json5.loads(text), 1)
-    ours = best(lambda: check_file(str(path)), options.repeat)
-    loopcfg_bin = str(Path(sys.executable).parent / "loopcfg")
-    cli = best(lambda: run([loopcfg_bin, "validate", str(path)]), options.repeat)
-    last = f"agent-{options.agents - 1}"
-    resolve = best(
-        lambda: run([loopcfg_bin, "resolve", "--agent", last, "--config", str(path)], (0,)),
-        options.repeat,
-    )
-    rows = [
-        ("json5.loads (anchor)", anchor),
-        ("loopcfg check_file, in-process", ours),
-        ("loopcfg validate (process)", cli),
-        (f"loopcfg resolve --agent {last} (process)", resolve),
-    ]
-    if CHECK_JSONSCHEMA.exists():
-        command = [str(CHECK_JSONSCHEMA), "--schemafile", str(SCHEMA), str(path)]
-        rows.append(("check-jsonschema + pyjson5 (process)", best(lambda: run(command), 3)))
-    else:
-        print("(no bench/.env: run bench/validate_cold.py once to create check-jsonschema's)")
-    for name, seconds in rows:
-        print(f"{name:44} {seconds * 1000:9.1f} ms  {anchor / seconds:7.2f}x json5.loads")
-    if CHECK_JSONSCHEMA.exists():
-        print(f"loopcfg validate / check-jsonschema: {cli / rows[-1][1]:.2f}")
-
-    print("growth (in-process validate):")
-    for agents in (options.agents // 4, options.agents // 2, options.agents, options.agents * 2):
-        scaled = folder / f"scaled-{agents}.json5"
-        scaled.write_text(generate(agents), encoding="utf-8")
-        seconds = best(lambda p=scaled: check_file(str(p)), options.repeat)  # type: ignore[misc]
-        print(
-            f"  {agents:6} agents  {seconds * 1000:8.1f} ms  {seconds / agents * 1e6:6.1f} µs/agent"
-        )
+    sizes = sorted({max(1, options.agents // 16), max(1, options.agents // 4), options.agents})
+    rows = {agents: measure(agents, folder, env, options) for agents in sizes}
+    print("\ngrowth: CPU ms at each size, then ms per 1,000 more agents between sizes")
+    names = list(rows[sizes[0]])
+    print(f"{'agents':44} " + " ".join(f"{agents:>9}" for agents in sizes) + "     slope")
+    for name in names:
+        cells = " ".join(f"{rows[agents][name] * 1000:9.1f}" for agents in sizes)
+        slopes = [(rows[b][name] - rows[a][name]) / (b - a) * 1e6 for a, b in pairwise(sizes)]
+        print(f"{name:44} {cells}  " + " ".join(f"{slope:7.1f}" for slope in slopes))
 
 
 if __name__ == "__main__":

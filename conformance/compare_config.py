@@ -1,19 +1,26 @@
 """How far loopcfg agrees with the real OpenClaw releases on the recorded config vectors.
 
-Runs `loopcfg validate --format json` (with `--openclaw VERSION` once loopcfg has that option)
-over every vector of every release, with exactly the vector's variables as the environment, and
-prints per release: how many configs get the same valid/invalid answer, and how many get the same
-problem paths (the mapping of tests/conformance/config_vectors.py). Nothing of OpenClaw is needed.
+Runs loopcfg's `validate` pipeline in-process (`tests/conformance/config_vectors.Pipeline`, the
+same one `tests/conformance/test_config_agreement.py` uses) over every vector of every release,
+for the vector's release as the target and with exactly the vector's variables, and prints per
+release how many configs get the same valid/invalid answer and the same problem paths (the
+mapping of tests/conformance/config_vectors.py), and how many differ deliberately
+(docs/conformance.md "Deliberate differences"). Nothing of OpenClaw is needed.
 
-    python conformance/compare_config.py                 # every recorded release
-    python conformance/compare_config.py 2026.9.6 --show 20   # and 20 disagreements, by family
+    python conformance/compare_config.py                      # every recorded release
+    python conformance/compare_config.py 2026.9.6 --show 20   # and 20 disagreements
+    python conformance/compare_config.py --causes             # disagreements by root cause
+
+`--causes` groups the disagreements by a signature: the case family, and the OpenClaw paths
+loopcfg misses and the loopcfg errors OpenClaw does not name, with indices and agent ids
+written `N`/`<id>`. Each group is one root cause to fix or to document.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import subprocess
+import re
 import sys
 import tempfile
 from collections import Counter
@@ -24,132 +31,102 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from tests.conformance.config_vectors import (  # noqa: E402
-    finds_all,
+    Answer,
+    Pipeline,
+    Verdict,
     issue_line,
     load_vectors,
-    loopcfg_error_paths,
-    materialise,
-    openclaw_problem_paths,
     releases,
-    same_paths,
+    verdict,
 )
 
-LOOPCFG = [sys.executable, "-m", "loopcfg"]
+
+def family(vector_id: str) -> str:
+    return vector_id.split(".")[0]
 
 
-def knows_target_option() -> bool:
-    """Whether this loopcfg's `validate` takes `--openclaw VERSION` (issue 11, item 2)."""
-    shown = subprocess.run([*LOOPCFG, "validate", "--help"], capture_output=True, text=True)
-    return "--openclaw" in shown.stdout
+def cause(vector: dict[str, Any], answer: Answer, found: Verdict) -> str:
+    """A root-cause signature of one disagreement (see the module text)."""
+
+    def general(path: tuple[object, ...]) -> str:
+        return re.sub(r"\d+", "N", ".".join(str(p) for p in path))
+
+    valid = "valid/invalid differs" if answer.valid != vector["valid"] else "paths differ"
+    missing = sorted({general(p) for p in found.missing})
+    extra = sorted({f"{code} {general(p)}" for code, p in found.extra})
+    return f"{valid}; {family(vector['id'])}; OpenClaw only {missing}; loopcfg only {extra}"
 
 
-def loopcfg_reports(
-    release: str, vectors: list[dict[str, Any]], scratch: Path, target: bool
-) -> dict[str, dict[str, Any]]:
-    """loopcfg's JSON report of each vector's top file, by vector id: one `validate` run per set
-    of variables, over every file that needs that set."""
-    groups: dict[tuple[tuple[str, str], ...], list[tuple[str, Path]]] = {}
-    for index, vector in enumerate(vectors):
-        main = materialise(vector, scratch / str(index))
-        groups.setdefault(tuple(sorted(vector["env"].items())), []).append((vector["id"], main))
-    reports: dict[str, dict[str, Any]] = {}
-    for env_items, members in groups.items():
-        command = [*LOOPCFG, "validate", "--format", "json", "--no-color"]
-        if target:
-            command += ["--openclaw", release]
-        env = {"PATH": "/usr/bin:/bin", "HOME": str(scratch), **dict(env_items)}
-        result = subprocess.run(
-            [*command, *(str(path) for _, path in members)],
-            env=env,
-            cwd=scratch,
-            capture_output=True,
-            text=True,
-        )
-        if result.returncode not in (0, 1, 2) or not result.stdout.strip():
-            raise SystemExit(f"loopcfg validate failed ({result.returncode}): {result.stderr}")
-        by_path = {f["path"]: f for f in json.loads(result.stdout)["files"]}
-        for vector_id, path in members:
-            reports[vector_id] = by_path[str(path)]
-    return reports
-
-
-def compare_release(release: str, target: bool, show: int) -> dict[str, Any]:
+def compare_release(
+    release: str, pipeline: Pipeline, show: int, causes: Counter[tuple[str, str]]
+) -> dict[str, Any]:
     vectors = load_vectors(release)
-    with tempfile.TemporaryDirectory(prefix="loopcfg-compare-") as scratch:
-        reports = loopcfg_reports(release, vectors, Path(scratch), target)
-    same_valid = same_both = more = 0
-    differ_valid: Counter[str] = Counter()
-    differ_paths: Counter[str] = Counter()
+    kinds: Counter[str] = Counter()
+    same_valid = 0
     shown = 0
+    examples: dict[tuple[str, str], str] = {}
     for vector in vectors:
-        report = reports[vector["id"]]
-        agree = report["valid"] == vector["valid"]
-        mine = loopcfg_error_paths(report["diagnostics"])
-        theirs = openclaw_problem_paths(vector)
-        paths = same_paths(theirs, mine)
-        family = vector["id"].split(".")[0]
-        same_valid += agree
-        same_both += agree and paths
-        # loopcfg finds every OpenClaw problem and more (e.g. an ordering OpenClaw skips
-        # beside a type error): the deliberate difference of docs/conformance.md.
-        more += agree and not paths and finds_all(theirs, mine)
-        if not agree:
-            differ_valid[family] += 1
-        elif not paths:
-            differ_paths[family] += 1
-        if (not agree or not paths) and shown < show:
+        answer = pipeline.answer(vector)
+        found = verdict(vector, answer)
+        kinds[found.kind] += 1
+        same_valid += answer.valid == vector["valid"]
+        if found.kind != "differs":
+            continue
+        key = (release, cause(vector, answer, found))
+        causes[key] += 1
+        examples.setdefault(key, vector["id"])
+        if shown < show:
             shown += 1
             print(f"  {vector['id']}: OpenClaw {'valid' if vector['valid'] else 'invalid'}", end="")
             print(f" {[issue_line(i) for i in vector['issues']]}")
-            codes = [
-                f"{d['code']} {d['path']}"
-                for d in report["diagnostics"]
-                if d["severity"] == "error"
-            ]
-            print(f"    loopcfg {'valid' if report['valid'] else 'invalid'} {codes}")
-    total = len(vectors)
+            print(f"    loopcfg {'valid' if answer.valid else 'invalid'} {list(answer.lines)}")
+    for key, vector_id in examples.items():
+        causes[(key[0], f"{key[1]} (e.g. {vector_id})")] = causes.pop(key)
     return {
         "release": release,
-        "configs": total,
+        "configs": len(vectors),
         "same_valid": same_valid,
-        "same_valid_and_paths": same_both,
-        "same_valid_loopcfg_more": more,
-        "differ_valid_by_family": dict(differ_valid.most_common()),
-        "differ_paths_by_family": dict(differ_paths.most_common()),
+        "kinds": dict(kinds),
     }
 
 
 def percent(part: int, whole: int) -> str:
-    return f"{100 * part / whole:.1f} %" if whole else "-"
+    """Rounded down, so that only all of them reads 100.0 %."""
+    return f"{(1000 * part // whole) / 10:.1f} %" if whole else "-"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("releases", nargs="*")
     parser.add_argument("--show", type=int, default=0, metavar="N", help="print N disagreements")
+    parser.add_argument("--causes", action="store_true", help="disagreements by root cause")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = parser.parse_args()
-    target = knows_target_option()
-    results = [compare_release(r, target, args.show) for r in args.releases or releases()]
+    causes: Counter[tuple[str, str]] = Counter()
+    with tempfile.TemporaryDirectory(prefix="loopcfg-compare-") as scratch:
+        pipeline = Pipeline(Path(scratch))
+        results = [
+            compare_release(r, pipeline, args.show, causes) for r in args.releases or releases()
+        ]
     if args.json:
-        print(json.dumps({"target_option": target, "results": results}, indent=2))
+        print(json.dumps({"results": results}, indent=2))
         return
-    print(f"loopcfg validate {'--openclaw VERSION' if target else '(no target option yet)'}")
     print(
-        "| release | configs | same valid/invalid | and same problem paths "
-        "| and loopcfg finds more |"
+        "| release | configs | same valid/invalid | agree | same | deliberate: loopcfg finds "
+        "more | deliberate: outside the loop parts | differ |"
     )
-    print("|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|")
     for r in results:
-        n = r["configs"]
+        n, k = r["configs"], r["kinds"]
+        agree = n - k.get("differs", 0)
         print(
             f"| {r['release']} | {n} | {r['same_valid']} ({percent(r['same_valid'], n)}) | "
-            f"{r['same_valid_and_paths']} ({percent(r['same_valid_and_paths'], n)}) | "
-            f"{r['same_valid_loopcfg_more']} ({percent(r['same_valid_loopcfg_more'], n)}) |"
+            f"{agree} ({percent(agree, n)}) | {k.get('same', 0)} | {k.get('more', 0)} | "
+            f"{k.get('outside', 0)} | {k.get('differs', 0)} |"
         )
-    for r in results:
-        print(f"{r['release']}: valid/invalid differs by family {r['differ_valid_by_family']}")
-        print(f"{r['release']}: paths differ by family {r['differ_paths_by_family']}")
+    if args.causes:
+        for (release, signature), count in sorted(causes.items(), key=lambda i: -i[1]):
+            print(f"{count:5d}  {release}: {signature}")
 
 
 if __name__ == "__main__":

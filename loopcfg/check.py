@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, BinaryIO, NamedTuple
 
+from loopcfg.collector import paused
 from loopcfg.diagnostics import Diagnostic, sort_diagnostics
 from loopcfg.source import DEFAULT_MAX_BYTES
 from loopcfg.source.nodes import Format
@@ -70,6 +71,7 @@ class FileReport(NamedTuple):
         return 0
 
 
+@paused
 def check_file(
     path: str, options: CheckOptions | None = None, *, stdin: BinaryIO | None = None
 ) -> FileReport:
@@ -96,6 +98,7 @@ def check_file(
     return FileReport(loaded.file, diagnostics, opts.strict, sources, target.name)
 
 
+@paused
 def loaded_findings(
     loaded: LoadedConfig, options: CheckOptions | None = None, target: Target | None = None
 ) -> list[Diagnostic]:

@@ -8,7 +8,7 @@ import json
 import math
 import re
 import traceback
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -224,9 +224,12 @@ def _fast_size(value: Any) -> int:
 # json's byte for byte (sorted keys, compact, non-ASCII raw, control characters escaped alike),
 # about 20 times as fast on the long strings of tool output. orjson reserves room for the
 # worst-case escaping of every string up front (about ten times the text: 2 MB for a 200 KB
-# tool result), so past _ORJSON_MAX_CHARS characters stdlib json renders instead (its peak: the
-# text twice). So does it for everything if orjson is missing (a dependency, but an interpreter
-# without its wheel may have been installed without it).
+# tool result), so a value with more than _ORJSON_MAX_CHARS characters is rendered in pieces
+# (`_render_pieces`): containers by hand, small subtrees by orjson, and each long string quoted
+# _CHUNK_CHARS characters at a time, which is the same text because JSON quotes a string one
+# character at a time (no surrogates get here, so no pair is split). Its peak is one chunk's
+# output, and digest() hashes the pieces as they come. stdlib json renders instead if orjson is
+# missing (a dependency, but an interpreter without its wheel may have been installed without it).
 try:
     import orjson
 except ImportError:  # pragma: no cover - exercised by patching _ORJSON_DUMPS in the tests
@@ -236,6 +239,7 @@ else:
     _ORJSON_DUMPS = orjson.dumps
     _ORJSON_SORT_KEYS = orjson.OPT_SORT_KEYS
 _ORJSON_MAX_CHARS = 32_768
+_CHUNK_CHARS = 16_384
 
 
 def _refuse(value: Any) -> Any:
@@ -265,6 +269,39 @@ def _encode(value: Any) -> str:
     return "".join(_C_ENCODE(value, 0))
 
 
+_Write = Callable[[bytes], object]
+
+
+def _render_pieces(write: _Write, value: Any, size: int) -> None:
+    """Write the canonical UTF-8 of an admitted value (`size` from _fast_size) in pieces, none
+    of them longer than about _CHUNK_CHARS characters' worth of output."""
+    assert _ORJSON_DUMPS is not None
+    if size <= _ORJSON_MAX_CHARS:
+        write(_ORJSON_DUMPS(value, option=_ORJSON_SORT_KEYS))
+    elif type(value) is str:
+        write(b'"')
+        for start in range(0, len(value), _CHUNK_CHARS):
+            write(_ORJSON_DUMPS(value[start : start + _CHUNK_CHARS])[1:-1])
+        write(b'"')
+    elif type(value) is dict:
+        # _fast_size admitted only BMP str keys: code point order is UTF-16 order.
+        separator = b"{"
+        for key in sorted(value):
+            write(separator)
+            _render_pieces(write, key, len(key))
+            write(b":")
+            _render_pieces(write, value[key], _fast_size(value[key]))
+            separator = b","
+        write(b"}" if value else b"{}")
+    else:
+        separator = b"["
+        for item in value:
+            write(separator)
+            _render_pieces(write, item, _fast_size(item))
+            separator = b","
+        write(b"]" if value else b"[]")
+
+
 def _fast_utf8(value: Any) -> bytes | None:
     """The canonical JSON as UTF-8 when a C serializer provably gives it exactly, else None.
 
@@ -275,13 +312,37 @@ def _fast_utf8(value: Any) -> bytes | None:
         size = _fast_size(value)
         if size < 0:
             return None
-        if _ORJSON_DUMPS is not None and size <= _ORJSON_MAX_CHARS:
+        if _ORJSON_DUMPS is None:
+            return _encode(value).encode("utf-8")
+        if size <= _ORJSON_MAX_CHARS:
             return _ORJSON_DUMPS(value, option=_ORJSON_SORT_KEYS)
-        return _encode(value).encode("utf-8")
+        pieces: list[bytes] = []
+        _render_pieces(pieces.append, value, size)
+        return b"".join(pieces)
     # TypeError: orjson's JSONEncodeError (surrogates, nesting beyond its limit). RecursionError:
     # a cycle, or nesting that _fast_size got through but the encoder (a few frames deeper)
     # does not; the slow path handles both.
     except (TypeError, UnicodeEncodeError, RecursionError):
+        return None
+
+
+def _fast_digest(value: Any) -> str | None:
+    """digest() on the fast path (None where it does not apply): a large value is hashed
+    piece by piece as it is rendered, never held whole."""
+    try:
+        size = _fast_size(value)
+        if size < 0:
+            return None
+        if _ORJSON_DUMPS is None:
+            data = _encode(value).encode("utf-8")
+        elif size <= _ORJSON_MAX_CHARS:
+            data = _ORJSON_DUMPS(value, option=_ORJSON_SORT_KEYS)
+        else:
+            hasher = hashlib.sha256()
+            _render_pieces(hasher.update, value, size)
+            return hasher.hexdigest()
+        return hashlib.sha256(data).hexdigest()
+    except (TypeError, UnicodeEncodeError, RecursionError):  # as in _fast_utf8
         return None
 
 
@@ -298,10 +359,10 @@ def canonical_json(value: Any) -> str:
 
 def digest(value: Any) -> str:
     """Lowercase hex SHA-256 of the UTF-8 canonical JSON of `value`."""
-    data = _fast_utf8(value)
-    if data is None:
-        data = canonical_slow(value).encode("utf-8")
-    return hashlib.sha256(data).hexdigest()
+    fast = _fast_digest(value)
+    if fast is not None:
+        return fast
+    return hashlib.sha256(canonical_slow(value).encode("utf-8")).hexdigest()
 
 
 # -- outcome hash rules (04 §4.4) ---------------------------------------------------------------
@@ -397,13 +458,14 @@ def _text_of(result: Mapping[str, Any]) -> str:
     content = result.get("content")
     if not isinstance(content, list):
         return ""
-    parts = [
-        entry["text"]
-        for entry in content
-        if isinstance(entry, dict)
-        and isinstance(entry.get("type"), str)
-        and isinstance(entry.get("text"), str)
-    ]
+    parts = []
+    for entry in content:
+        if isinstance(entry, dict):
+            text = entry.get("text")
+            if isinstance(text, str) and isinstance(entry.get("type"), str):
+                parts.append(text)
+    if len(parts) == 1:  # the usual one text block: no join
+        return js_trim(parts[0])
     return js_trim("\n".join(parts))
 
 
@@ -565,11 +627,11 @@ def is_message_send(tool: str, args: Any, send_tools: Collection[str] = ()) -> b
 
 def is_loop_veto(result: Any) -> bool:
     details = result.get("details") if isinstance(result, dict) else None
-    return (
-        isinstance(details, dict)
-        and details.get("status") == "blocked"
-        and details.get("deniedReason") == "tool-loop"
-    )
+    return isinstance(details, dict) and _is_veto_details(details)
+
+
+def _is_veto_details(details: dict[str, Any]) -> bool:
+    return details.get("status") == "blocked" and details.get("deniedReason") == "tool-loop"
 
 
 class _NoResult:
@@ -618,10 +680,10 @@ def outcome_hash(
         return None, None
     if not isinstance(result, dict):
         return hash_of(result), None
-    if not rules.hash_veto and is_loop_veto(result):
-        return None, None
     raw_details = result.get("details")
     details: dict[str, Any] = raw_details if isinstance(raw_details, dict) else {}
+    if not rules.hash_veto and _is_veto_details(details):  # is_loop_veto(result)
+        return None, None
     text = _text_of(result)
     action = string_action(args)
     if tool == "exec" and isinstance(details.get("status"), str):
@@ -631,7 +693,10 @@ def outcome_hash(
     if tool == "process" and action in ("poll", "log"):
         return hash_of(_process_shape(action, details, text)), None
     if rules.strip_sends and (
-        is_message_send(tool, args, send_tools)
+        # is_message_send(tool, args, send_tools), with the action read once
+        tool == "sessions_send"
+        or tool in send_tools
+        or (tool == "message" and action in MESSAGE_SEND_ACTIONS)
         or (rules.conversations_send and tool in CONVERSATION_SEND_TOOLS)
     ):
         return hash_of(strip_volatile(details)), None

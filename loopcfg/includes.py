@@ -65,7 +65,7 @@ def deep_merge(target: Node, source: Node) -> Node:
     to keep prototype pollution out. Duplicate keys count once (the last written wins).
     """
     if isinstance(target, ArrayNode) and isinstance(source, ArrayNode):
-        return ArrayNode([*target.items, *source.items], source.span)
+        return ArrayNode([*target.items, *source.items], source.place)
     if isinstance(target, ObjectNode) and isinstance(source, ObjectNode):
         merged = {entry.key.name: entry for entry in target.winning_entries()}
         for entry in source.winning_entries():
@@ -75,7 +75,7 @@ def deep_merge(target: Node, source: Node) -> Node:
             earlier = merged.get(name)
             value = entry.value if earlier is None else deep_merge(earlier.value, entry.value)
             merged[name] = Entry(entry.key, value)
-        return ObjectNode(list(merged.values()), source.span)
+        return ObjectNode(list(merged.values()), source.place)
     return source
 
 
@@ -208,16 +208,16 @@ class IncludeResolver:
         if context.depth:
             self._spend()
         if isinstance(node, ScalarNode):
-            return ScalarNode(node.value, node.span, node.path, node.raw)
+            return ScalarNode(node.value, node.place, node.path, node.raw)
         if isinstance(node, ArrayNode):
-            return ArrayNode([self.resolve(item, context) for item in node.items], node.span)
+            return ArrayNode([self.resolve(item, context) for item in node.items], node.place)
         include = node.entry(INCLUDE_KEY)
         if include is None:
             return self._copy_object(node, node.entries, context)
         included = self._included_content(include, context)
         siblings = [entry for entry in node.entries if entry.key.name != INCLUDE_KEY]
         if not siblings:
-            return included if included is not None else ObjectNode([], node.span)
+            return included if included is not None else ObjectNode([], node.place)
         rest = self._copy_object(node, siblings, context)
         if included is None:
             return rest
@@ -241,7 +241,7 @@ class IncludeResolver:
         self, node: ObjectNode, entries: list[Entry], context: _FileContext
     ) -> ObjectNode:
         copied = [Entry(entry.key, self.resolve(entry.value, context)) for entry in entries]
-        return ObjectNode(copied, node.span)
+        return ObjectNode(copied, node.place)
 
     def _included_content(self, include: Entry, context: _FileContext) -> Node | None:
         """The content of one include value (a path or an array of paths), or None."""

@@ -31,6 +31,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
+from loopcfg.collector import paused
 from loopcfg.diagnostics import Diagnostic, Related
 from loopcfg.keys import SETTINGS_BY_NAME
 from loopcfg.releases import Target
@@ -387,8 +388,8 @@ def _lc106_lc108_agent_ids(entries: Sequence[AgentEntry], file: str) -> list[Dia
     diagnostics: list[Diagnostic] = []
     first: dict[str, AgentEntry] = {}
     for entry in entries:
-        where = format_path(entry.id_path)
         if entry.raw_id != entry.id:
+            where = format_path(entry.id_path)
             message = (
                 f'agent id "{entry.raw_id}" is normalised by OpenClaw to "{entry.id}": session '
                 "keys, folders and --agent use that"
@@ -414,6 +415,7 @@ def _lc106_lc108_agent_ids(entries: Sequence[AgentEntry], file: str) -> list[Dia
             else ()
         )
         hint = "give this agent its own id or merge the two entries"
+        where = format_path(entry.id_path)
         diagnostics.append(
             _diagnostic("LC106", message, entry.id_span, where, file, entry.id, hint, related)
         )
@@ -423,8 +425,12 @@ def _lc106_lc108_agent_ids(entries: Sequence[AgentEntry], file: str) -> list[Dia
 def _lc107_duplicate_keys(loaded: LoadedConfig) -> list[Diagnostic]:
     diagnostics: list[Diagnostic] = []
     for name, document in loaded.documents.items():
-        for node, path in _objects(document.root):
+        if document.duplicate_keys is False:
+            continue  # the parser saw every object's keys: none written twice
+        for node in _objects(document.root):
             for earlier, later in node.duplicates():
+                # A parsed node's path is its path in its own document (set by the parser).
+                path = node.path
                 where = format_path((*path, later.key.name))
                 container = format_path(path) or "the top level"
                 line = f" (line {earlier.key.span.line})" if earlier.key.span else ""
@@ -444,17 +450,17 @@ def _lc107_duplicate_keys(loaded: LoadedConfig) -> list[Diagnostic]:
     return diagnostics
 
 
-def _objects(root: Node) -> list[tuple[ObjectNode, DocPath]]:
-    """Every object of a document with its path in that document (iterative: deep trees)."""
-    found: list[tuple[ObjectNode, DocPath]] = []
-    stack: list[tuple[Node, DocPath]] = [(root, ())]
+def _objects(root: Node) -> list[ObjectNode]:
+    """Every object of a document (iterative: deep trees)."""
+    found: list[ObjectNode] = []
+    stack: list[Node] = [root]
     while stack:
-        node, path = stack.pop()
+        node = stack.pop()
         if isinstance(node, ObjectNode):
-            found.append((node, path))
-            stack.extend((entry.value, (*path, entry.key.name)) for entry in node.entries)
+            found.append(node)
+            stack.extend(entry.value for entry in node.entries)
         elif isinstance(node, ArrayNode):
-            stack.extend((item, (*path, index)) for index, item in enumerate(node.items))
+            stack.extend(node.items)
     return found
 
 
@@ -515,6 +521,8 @@ class _Errors:
         block, or at its `enabled`."""
         if self.everywhere:
             return "broken"
+        if not self.paths:
+            return "clean"  # a valid config: no path to format for each of its blocks
         prefix = format_path(block)
         if any(path in self.paths for path in _prefixes(prefix)):  # at or above it
             return "broken"
@@ -548,6 +556,8 @@ def _scopes(
         return None, []
     global_written = resolved.global_written
     global_scope = (_Scope.of(resolved.global_scope, global_written), global_state)
+    if not errors.everywhere and not errors.paths:  # a valid config: every scope is clean
+        return global_scope, [(_Scope.of(s, global_written), "clean") for s in resolved.agents]
     agents: list[tuple[_Scope, str]] = []
     for scope in resolved.agents:
         assert scope.agent is not None
@@ -608,6 +618,7 @@ def _block_lints(resolved: ResolvedConfig, errors: _Errors, file: str) -> list[D
     return diagnostics
 
 
+@paused
 def lint_config(
     loaded: LoadedConfig,
     validation: Sequence[Diagnostic] | None = None,
@@ -633,7 +644,11 @@ def lint_config(
     # other entry it collides with, says nothing about the id the user will actually have.
     unresolved = {d.path for d in loaded.diagnostics if d.code == "LC006"}
     resolved = resolve_config(loaded.root, chosen)
-    entries = [entry for entry in resolved.entries if format_path(entry.id_path) not in unresolved]
+    entries = [
+        entry
+        for entry in resolved.entries
+        if not unresolved or format_path(entry.id_path) not in unresolved
+    ]
     diagnostics.extend(_lc106_lc108_agent_ids(entries, loaded.file))
     diagnostics.extend(_block_lints(resolved, errors, loaded.file))
     return diagnostics

@@ -17,19 +17,23 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeAlias
 
 from loopcfg.agent_ids import normalize_agent_id
+from loopcfg.collector import paused
 from loopcfg.diagnostics import Diagnostic
 from loopcfg.keys import DEFAULT_LINE, SETTINGS
 from loopcfg.keys import settings_for as settings_of_line
 from loopcfg.releases import MAX_SAFE_INTEGER, Target, choose_target, line_settings
-from loopcfg.settings import EffectiveSettings, Origin, Source, settings_from_block
+from loopcfg.settings import EffectiveSettings, Origin, Source, settings_from_written
 from loopcfg.source.nodes import (
     ArrayNode,
     DocPath,
     Entry,
+    Key,
     Node,
     ObjectNode,
     ScalarNode,
@@ -58,6 +62,7 @@ __all__ = [
     "resolve_agent",
     "resolve_all",
     "resolve_config",
+    "resolve_one",
     "settings_for",
     "suggest_agents",
 ]
@@ -78,19 +83,32 @@ class ConfigError(Exception):
 
 
 class Written(NamedTuple):
-    """One setting as written in one block: its value and where (key token, value token)."""
+    """One setting as written in one block: its value, and its key and value as parsed (their
+    spans and the path are read from them when a finding or a source needs them)."""
 
     name: str
     value: bool | int
     origin: Origin  # "global" or "agent"
-    key_span: Span | None
-    value_span: Span | None
-    path: str
+    key: Key | None
+    node: Node  # the value as written
+
+    @property
+    def key_span(self) -> Span | None:
+        return None if self.key is None else self.key.span
+
+    @property
+    def value_span(self) -> Span | None:
+        return self.node.span
 
     @property
     def span(self) -> Span | None:
         """Where a written value is pointed at: its key token (the value's if there is no key)."""
         return self.key_span or self.value_span
+
+    @property
+    def path(self) -> str:
+        """The value's document path (`agents.list[2].tools.loopDetection.historySize`)."""
+        return format_path(self.node.path) if self.node.path else self.name
 
     def source(self) -> Source:
         span = self.span
@@ -194,6 +212,13 @@ def agent_block(root: ObjectNode | None, agent: AgentEntry) -> ObjectNode | None
     return block if isinstance(block, ObjectNode) else None
 
 
+def _own_block(agent: AgentEntry) -> ObjectNode | None:
+    """`agent_block` for an entry of the root being resolved: read from the agent's own node
+    rather than walked to from the root again."""
+    block = _child(_child(agent.node, "tools"), "loopDetection")
+    return block if isinstance(block, ObjectNode) else None
+
+
 def agent_entries(root: ObjectNode | None, target: Target | None = None) -> list[AgentEntry]:
     """Every agent of the roster the target reads (08 §8.1), in order: `agents.list` entries
     that are objects with a string id, and/or `agents.entries` entries that are objects."""
@@ -208,7 +233,8 @@ def agent_entries(root: ObjectNode | None, target: Target | None = None) -> list
     return found
 
 
-def _keyed_entries(root: ObjectNode) -> list[AgentEntry]:
+def _keyed_entries(root: ObjectNode, wanted: str | None = None) -> list[AgentEntry]:
+    """The `agents.entries` agents; with `wanted`, only the first whose id it is."""
     entries = _at(root, ("agents", "entries"))
     if not isinstance(entries, ObjectNode):
         return []
@@ -217,13 +243,18 @@ def _keyed_entries(root: ObjectNode) -> list[AgentEntry]:
         key = entry.key.name
         if key == "$include" or not isinstance(entry.value, ObjectNode):
             continue
-        found.append(
-            AgentEntry(index, key, normalize_agent_id(key), entry.value, entry.key.span, None, key)
-        )
+        normalised = normalize_agent_id(key)
+        if wanted is not None and normalised != wanted:
+            continue
+        found.append(AgentEntry(index, key, normalised, entry.value, entry.key.span, None, key))
+        if wanted is not None:
+            break
     return found
 
 
-def _list_entries(root: ObjectNode) -> list[AgentEntry]:
+def _list_entries(root: ObjectNode, wanted: str | None = None) -> list[AgentEntry]:
+    """The `agents.list` agents; with `wanted`, only the first whose id it is (the others'
+    entries, and the spans they carry, are not made)."""
     agents = _at(root, ("agents", "list"))
     if not isinstance(agents, ArrayNode):
         return []
@@ -237,16 +268,21 @@ def _list_entries(root: ObjectNode) -> list[AgentEntry]:
         raw = id_entry.value.value
         if not isinstance(raw, str):
             continue
+        normalised = normalize_agent_id(raw)
+        if wanted is not None and normalised != wanted:
+            continue
         entries.append(
             AgentEntry(
                 index,
                 raw,
-                normalize_agent_id(raw),
+                normalised,
                 item,
                 id_entry.key.span,
                 id_entry.value.span,
             )
         )
+        if wanted is not None:
+            break
     return entries
 
 
@@ -254,8 +290,16 @@ def find_agent(
     root: ObjectNode | None, agent: str, target: Target | None = None
 ) -> AgentEntry | None:
     """The **first** entry whose normalised id equals the normalised `agent` (02 §2.1)."""
+    if root is None:
+        return None
+    from loopcfg.validate import roster_reads
+
     wanted = normalize_agent_id(agent)
-    return next((entry for entry in agent_entries(root, target) if entry.id == wanted), None)
+    reads = roster_reads(root, choose_target(None) if target is None else target)
+    found = _list_entries(root, wanted) if reads.list else []
+    if not found and reads.entries:
+        found = _keyed_entries(root, wanted)
+    return found[0] if found else None
 
 
 def _setting_value(kind: str, node: Node) -> bool | int | None:
@@ -294,10 +338,7 @@ def block_settings(
         value = _setting_value(setting.kind, entry.value)
         if value is None:
             continue
-        path = format_path(entry.value.path) if entry.value.path else setting.name
-        written[setting.name] = Written(
-            setting.name, value, origin, entry.key.span, entry.value.span, path
-        )
+        written[setting.name] = Written(setting.name, value, origin, entry.key, entry.value)
     return written
 
 
@@ -306,17 +347,6 @@ def merge_written(
 ) -> dict[str, Written]:
     """02 §2.2 on flattened settings: the agent's written settings win, the rest is inherited."""
     return {**global_written, **agent_written}
-
-
-def _as_block(merged: Mapping[str, Written]) -> dict[str, Any]:
-    block: dict[str, Any] = {}
-    for name, written in merged.items():
-        if "." in name:
-            group, leaf = name.split(".", 1)
-            block.setdefault(group, {})[leaf] = written.value
-        else:
-            block[name] = written.value
-    return block
 
 
 def settings_for(
@@ -332,15 +362,30 @@ def settings_for(
     its source says `builtin` (README Decision 10), not `default`.
     """
     sources = {name: written.source() for name, written in merged.items()}
-    accepted = line_settings(line)
-    builtin = {s.name: Source("builtin") for s in SETTINGS if s.name not in accepted}
-    return settings_from_block(
-        _as_block(merged),
+    return _scope_settings(merged, sources, agent, found, line)
+
+
+def _scope_settings(
+    merged: Mapping[str, Written],
+    sources: Mapping[str, Source],
+    agent: str | None,
+    found: bool | None,
+    line: str,
+) -> EffectiveSettings:
+    # The written values were checked when they were read (`_setting_value`): no second check.
+    return settings_from_written(
+        {name: written.value for name, written in merged.items()},
         sources=sources,
         agent=agent,
         found=found,
-        fixed_sources=builtin,
+        fixed_sources=_builtin_sources(line),
     )
+
+
+@cache
+def _builtin_sources(line: str) -> Mapping[str, Source]:
+    accepted = line_settings(line)
+    return MappingProxyType({s.name: Source("builtin") for s in SETTINGS if s.name not in accepted})
 
 
 class Scope(NamedTuple):
@@ -367,14 +412,16 @@ class ResolvedConfig(NamedTuple):
         return next((s for s in self.agents if s.agent and s.agent.id == wanted), None)
 
 
+@paused
 def resolve_config(root: ObjectNode | None, target: Target | None = None) -> ResolvedConfig:
     """Resolve the global block and every agent of the target's roster, with provenance."""
     chosen = choose_target(None) if target is None else target
     line = chosen.line.id
     global_written = block_settings(global_block(root), "global", line)
-    global_scope = Scope(
-        None, global_written, dict(global_written), settings_for(global_written, line=line)
-    )
+    # The global block's sources, made once: every agent's scope inherits them.
+    global_sources = {name: written.source() for name, written in global_written.items()}
+    global_settings = _scope_settings(global_written, global_sources, None, None, line)
+    global_scope = Scope(None, global_written, dict(global_written), global_settings)
     entries = tuple(agent_entries(root, chosen))
     scopes: list[Scope] = []
     seen: set[str] = set()
@@ -382,9 +429,10 @@ def resolve_config(root: ObjectNode | None, target: Target | None = None) -> Res
         if entry.id in seen:
             continue  # ignored at runtime (LC106)
         seen.add(entry.id)
-        own = block_settings(agent_block(root, entry), "agent", line)
+        own = block_settings(_own_block(entry), "agent", line)
         merged = merge_written(global_written, own)
-        settings = settings_for(merged, agent=entry.id, found=True, line=line)
+        sources = {**global_sources, **{name: w.source() for name, w in own.items()}}
+        settings = _scope_settings(merged, sources, entry.id, True, line)
         scopes.append(Scope(entry, own, merged, settings))
     return ResolvedConfig(chosen, global_written, global_scope, tuple(scopes), entries)
 
@@ -410,8 +458,27 @@ def resolve_agent(
     config's `meta.lastTouchedVersion` (08 §8.3).
     """
     loaded = as_loaded(config, env=env, openclaw=openclaw)
-    resolved = resolve_config(loaded.root, _target_of(loaded, openclaw))
-    return agent_settings(resolved, agent)
+    return resolve_one(loaded.root, agent, _target_of(loaded, openclaw))
+
+
+def resolve_one(
+    root: ObjectNode | None, agent: str | None, target: Target | None = None
+) -> EffectiveSettings:
+    """`agent_settings(resolve_config(root, target), agent)` without merging the other agents:
+    the global block and the first roster entry with the agent's id (02 §2.1), nothing else.
+    What `resolve --agent` and `resolve_agent` print for one agent of thousands."""
+    chosen = choose_target(None) if target is None else target
+    line = chosen.line.id
+    global_written = block_settings(global_block(root), "global", line)
+    global_sources = {name: written.source() for name, written in global_written.items()}
+    if agent is None:
+        return _scope_settings(global_written, global_sources, None, None, line)
+    entry = find_agent(root, agent, chosen)
+    if entry is None:
+        return settings_for(global_written, agent=normalize_agent_id(agent), found=False, line=line)
+    own = block_settings(_own_block(entry), "agent", line)
+    sources = {**global_sources, **{name: w.source() for name, w in own.items()}}
+    return _scope_settings(merge_written(global_written, own), sources, entry.id, True, line)
 
 
 def agent_settings(resolved: ResolvedConfig, agent: str | None) -> EffectiveSettings:

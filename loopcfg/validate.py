@@ -24,6 +24,7 @@ from functools import cache, lru_cache
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from loopcfg.agent_ids import is_entry_key, normalize_agent_id
+from loopcfg.collector import paused
 from loopcfg.diagnostics import Diagnostic, Related
 from loopcfg.fastcheck import is_valid
 from loopcfg.includes import describe_value
@@ -104,6 +105,7 @@ def config_target(loaded: LoadedConfig, option: str | None = None) -> Target:
     return choose_target(option, version)
 
 
+@paused
 def validate_config(loaded: LoadedConfig, target: Target | None = None) -> list[Diagnostic]:
     """Every error of the config for `target` (default: the config's own, `config_target`)."""
     root = loaded.root
@@ -129,7 +131,8 @@ def validate_config(loaded: LoadedConfig, target: Target | None = None) -> list[
     for error in errors:
         keep(checker.diagnose(tuple(error.absolute_path), error))
     if reads.converted_list:
-        for path in _list_blocks(root):
+        keep(_converted_list_shapes(root, loaded.file))
+        for path in _list_blocks(root, objects_only=False):
             node = _at(root, path)
             for error in _block_validator(line).iter_errors(to_python(node)):  # type: ignore[arg-type]
                 keep(checker.diagnose((*path, *error.absolute_path), error))
@@ -137,51 +140,104 @@ def validate_config(loaded: LoadedConfig, target: Target | None = None) -> list[
     keep(_misplaced_blocks(root, chosen, loaded.file))
     if not line_settings(line):
         keep(_unknown_block(root, chosen, loaded.file))
-    # A value whose `${VAR}` failed is already reported (LC006); its type follows from that.
-    unresolved = {d.path for d in loaded.diagnostics if d.code == "LC006"}
+    # A value whose `${VAR}` failed is already reported (LC006) where the target refuses a
+    # missing variable; its type follows from that. Where the target only warns (LC112), it
+    # validates the text left in the value, as OpenClaw does (`env.*.unset`, `env.*.empty`).
+    refuses = chosen.release is None or chosen.release.missing_env == "error"
+    unresolved = {d.path for d in loaded.diagnostics if d.code == "LC006"} if refuses else set()
     diagnostics = [d for d in found.values() if d.path not in unresolved]
-    for block_path in block_paths(root, chosen):
-        diagnostics.extend(_order_errors(root, block_path, loaded.file, line))
+    diagnostics += _meta_version_type(root, loaded.file)
+    for block_path, block in _blocks(root, chosen):
+        diagnostics.extend(_order_errors(block, block_path, loaded.file, line))
     return diagnostics
+
+
+def _meta_version_type(root: ObjectNode, file: str) -> list[Diagnostic]:
+    """LC002 for a `meta.lastTouchedVersion` that is not a string: loopcfg reads it to pick
+    the target (08 §8.3) and every recorded release rejects it (`meta.version_number`)."""
+    node = _at(root, ("meta", "lastTouchedVersion"))
+    if node is None or (isinstance(node, ScalarNode) and isinstance(node.value, str)):
+        return []
+    where = "meta.lastTouchedVersion"
+    message = f"{where} must be a string (the OpenClaw version), got {describe_value(node)}"
+    hint = 'quote it, e.g. "2026.9.6"'
+    return [_at_node("LC002", message, node, where, file, hint=hint)]
 
 
 def block_paths(root: ObjectNode, target: Target | None = None) -> list[DocPath]:
     """Paths of every block that is an object and that the target reads: the global one, then
     each agent's (`agents.list[i]` or `agents.entries.<id>`, as the target's roster is)."""
+    return [path for path, _ in _blocks(root, target)]
+
+
+def _blocks(root: ObjectNode, target: Target | None = None) -> list[tuple[DocPath, ObjectNode]]:
+    """`block_paths` with each block's node."""
     chosen = target if target is not None else choose_target(None)
-    paths: list[DocPath] = []
-    if isinstance(_at(root, ("tools", _BLOCK_KEY)), ObjectNode):
-        paths.append(("tools", _BLOCK_KEY))
+    found: list[tuple[DocPath, ObjectNode]] = []
+    own = _at(root, ("tools", _BLOCK_KEY))
+    if isinstance(own, ObjectNode):
+        found.append((("tools", _BLOCK_KEY), own))
     reads = roster_reads(root, chosen)
-    candidates = _list_blocks(root) if reads.list else []
+    if reads.list:
+        found += _list_block_nodes(root)
     if reads.entries:
-        candidates += _entry_blocks(root)
-    paths += [path for path in candidates if isinstance(_at(root, path), ObjectNode)]
-    return paths
+        found += _entry_block_nodes(root)
+    return found
 
 
-def _list_blocks(root: ObjectNode) -> list[DocPath]:
+def _list_blocks(root: ObjectNode, *, objects_only: bool) -> list[DocPath]:
     agents = _at(root, ("agents", "list"))
     if not isinstance(agents, ArrayNode):
         return []
     paths: list[DocPath] = []
     for index in range(len(agents.items)):
         path: DocPath = ("agents", "list", index, "tools", _BLOCK_KEY)
-        if isinstance(_at(root, path), ObjectNode):
+        node = _at(root, path)
+        if isinstance(node, ObjectNode) or (node is not None and not objects_only):
             paths.append(path)
     return paths
 
 
-def _entry_blocks(root: ObjectNode) -> list[DocPath]:
+def _converted_list_shapes(root: ObjectNode, file: str) -> list[Diagnostic]:
+    """LC008 for an agent `tools` that is not an object in an `agents.list` that an entries
+    release converts on read: the whole-config schema of that line has no `agents.list`."""
+    found: list[Diagnostic] = []
+    agents = _at(root, ("agents", "list"))
+    for index, item in enumerate(agents.items if isinstance(agents, ArrayNode) else ()):
+        tools = item.get("tools") if isinstance(item, ObjectNode) else None
+        if tools is not None and not isinstance(tools, ObjectNode):
+            where = f"agents.list[{index}].tools"
+            message = f"{where} must be an object, got {describe_value(tools)}"
+            found.append(_at_node("LC008", message, tools, where, file))
+    return found
+
+
+def _list_block_nodes(root: ObjectNode) -> list[tuple[DocPath, ObjectNode]]:
+    agents = _at(root, ("agents", "list"))
+    if not isinstance(agents, ArrayNode):
+        return []
+    found: list[tuple[DocPath, ObjectNode]] = []
+    for index, agent in enumerate(agents.items):
+        tools = agent.get("tools") if isinstance(agent, ObjectNode) else None
+        block = tools.get(_BLOCK_KEY) if isinstance(tools, ObjectNode) else None
+        if isinstance(block, ObjectNode):
+            found.append((("agents", "list", index, "tools", _BLOCK_KEY), block))
+    return found
+
+
+def _entry_block_nodes(root: ObjectNode) -> list[tuple[DocPath, ObjectNode]]:
     entries = _at(root, ("agents", "entries"))
     if not isinstance(entries, ObjectNode):
         return []
-    paths: list[DocPath] = []
+    found: list[tuple[DocPath, ObjectNode]] = []
     for entry in entries.winning_entries():
+        if entry.key.name == "$include":
+            continue
         path: DocPath = ("agents", "entries", entry.key.name, "tools", _BLOCK_KEY)
-        if entry.key.name != "$include" and isinstance(_at(root, path), ObjectNode):
-            paths.append(path)
-    return paths
+        block = _at(root, path)
+        if isinstance(block, ObjectNode):
+            found.append((path, block))
+    return found
 
 
 def _at(root: Node, path: DocPath) -> Node | None:
@@ -296,7 +352,8 @@ def _structure_error(path: DocPath, node: Node, error: Any, file: str) -> list[D
         if error.validator == "required":
             message = f"{where} has no id: every agent entry needs a string id"
             hint = 'add an id, e.g. id: "main"'
-            return [_at_node("LC007", message, node, where, file, hint=hint)]
+            # Named at the missing key, as OpenClaw does (`agents.list.0.id`), shown at the entry.
+            return [_at_node("LC007", message, node, f"{where}.id", file, hint=hint)]
         message = f"{where} must be an agent object with a string id, got {got}"
         return [_at_node("LC007", message, node, where, file)]
     if in_list and path[3:] == ("id",):
@@ -504,14 +561,10 @@ def _at_node(
 
 
 def _order_errors(
-    root: ObjectNode, block: DocPath, file: str, line: str = DEFAULT_LINE
+    node: ObjectNode, block: DocPath, file: str, line: str = DEFAULT_LINE
 ) -> list[Diagnostic]:
     """LC004: OpenClaw's own checks, only where both keys are written in this block and the
     target's line has them."""
-    node = _at(root, block)
-    if not isinstance(node, ObjectNode):  # pragma: no cover - block_paths checked it
-        return []
-    prefix = format_path(block)
     accepted = line_settings(line)
     diagnostics: list[Diagnostic] = []
     for lower, upper in THRESHOLD_ORDER:
@@ -523,10 +576,12 @@ def _order_errors(
         low_value, high_value = _threshold(low.value), _threshold(high.value)
         if low_value is None or high_value is None or low_value < high_value:
             continue
+        prefix = format_path(block)
         message = f"{prefix}.{lower} must be lower than {upper}."
         span = high.key.span or high.value.span
-        related = _related(low, f"{lower} is {low_value} here")
-        hint = f"{lower} is {low_value} and {upper} is {high_value}"
+        low_shown, high_shown = _number_shown(low.value), _number_shown(high.value)
+        related = _related(low, f"{lower} is {low_shown} here")
+        hint = f"{lower} is {low_shown} and {upper} is {high_shown}"
         diagnostics.append(
             Diagnostic.at(
                 "LC004",
@@ -542,11 +597,20 @@ def _order_errors(
     return diagnostics
 
 
+def _number_shown(node: Node) -> str:
+    """A compared threshold as written: `1e+300` stays short, `10.0` reads `10`."""
+    value = node.value if isinstance(node, ScalarNode) else None
+    if isinstance(value, float) and abs(value) > MAX_SAFE_INTEGER:
+        return repr(value)
+    return str(_threshold(node))
+
+
 def _threshold(node: Node) -> int | None:
-    """A valid threshold's value (LC002 reports the others, so they are not compared)."""
+    """A threshold's value when it is a whole number (other values are not compared)."""
+    # OpenClaw's refinement compares every whole number, including those LC002 rejects (0,
+    # negatives, above 2^53-1): recorded in `order.*` and `random.*` on every full-knob release.
     if isinstance(node, ScalarNode) and is_integer_value(node.value):
-        value = int(node.value)  # type: ignore[arg-type]
-        return value if 0 < value <= MAX_SAFE_INTEGER else None
+        return int(node.value)  # type: ignore[arg-type]
     return None
 
 
@@ -574,20 +638,28 @@ def roster_reads(root: ObjectNode, target: Target) -> RosterReads:
         return RosterReads(True, False, False, ())
     file = root.span.file if root.span is not None else "<config>"
     list_entry, entries_entry = agents.entry("list"), agents.entry("entries")
+    early = _ownership_too_early(agents, target, file)
     if target.line.roster != "entries":
+        found = [*early, *_list_defaults(agents, file)]
         if entries_entry is None:
-            return RosterReads(True, False, False, ())
+            return RosterReads(True, False, False, tuple(found))
         message = (
             f"agents.entries is the roster of OpenClaw {_entries_releases()}; "
             f"{_target_phrase(target)} reads agents.list and rejects agents.entries"
         )
-        lc010 = _key_diagnostic("LC010", message, entries_entry, "agents.entries", file, target)
-        return RosterReads(True, False, False, (lc010,))
-    found = list(_entries_errors(agents, target, file))
+        found.append(
+            _key_diagnostic("LC010", message, entries_entry, "agents.entries", file, target)
+        )
+        return RosterReads(True, False, False, tuple(found))
+    found = [*early, *_entries_errors(agents, target, file)]
     if list_entry is None:
         return RosterReads(False, True, False, tuple(found))
     reason = _unconvertible(agents, target)
     if reason is None:
+        rejected = _converted_list_errors(agents, list_entry, target, file)
+        found += rejected
+        if rejected:  # converted, then refused: LC111's "the config is valid" would be wrong
+            return RosterReads(True, True, True, tuple(found))
         message = (
             f"{_target_phrase(target)} converts agents.list to agents.entries on read: the config "
             'is valid, but OpenClaw warns "Moved agents.list to keyed agents.entries."'
@@ -648,10 +720,10 @@ def _unconvertible(agents: ObjectNode, target: Target) -> str | None:
     if agents.entry("entries") is not None:
         return "agents.entries is present too"
     items = agents.get("list")
-    if not isinstance(items, ArrayNode) or not items.items:
-        return "it is not a non-empty array of agent objects"
+    if not isinstance(items, ArrayNode):
+        return "it is not an array of agent objects"
+    # An empty list is converted too (recorded: 2026.9.6 `roster.list.empty`, valid).
     seen: set[str] = set()
-    defaults = 0
     for index, item in enumerate(items.items):
         if not isinstance(item, ObjectNode):
             return f"agents.list[{index}] is not an object"
@@ -662,12 +734,93 @@ def _unconvertible(agents: ObjectNode, target: Target) -> str | None:
             return f'the id "{raw}" is not in normalised form ("{normalize_agent_id(raw)}")'
         if raw in seen:
             return f'the id "{raw}" appears twice'
+        marker = item.entry("default")
+        if marker is not None and not isinstance(_scalar(marker.value), bool):
+            # Recorded (2026.9.6 `roster.list.default_string`); not in 08 §8.1's list.
+            return f"agents.list[{index}].default is not true or false"
         seen.add(raw)
-        defaults += _scalar(item.get("default")) is True
-    explicit = _scalar(agents.get("ownership")) == "explicit"
-    if len(seen) > 1 and defaults != 1 and not explicit and release.has("ownership"):
-        return 'several agents with neither one default: true nor agents.ownership: "explicit"'
     return None
+
+
+def _converted_list_errors(
+    agents: ObjectNode, list_entry: Entry, target: Target, file: str
+) -> list[Diagnostic]:
+    """The `agents.entries` refinements that a converted `agents.list` then fails (08 §8.1:
+    several agents without a marker; recorded on 2026.9.6: two `default: true` markers, and a
+    marker beside `agents.ownership: "explicit"`)."""
+    items = agents.get("list")
+    assert isinstance(items, ArrayNode)
+    defaults = [
+        item
+        for item in items.items
+        if isinstance(item, ObjectNode) and _scalar(item.get("default")) is True
+    ]
+    found: list[Diagnostic] = []
+    if len(defaults) > 1:
+        message = (
+            f"agents.entries must contain at most one default=true entry (found {len(defaults)})"
+        )
+        found.append(_entry_error(message, list_entry, "agents.entries", file))
+    release = target.release
+    if release is None or not release.has("ownership"):
+        return found
+    ownership = agents.entry("ownership")
+    explicit = ownership is not None and _scalar(ownership.value) == "explicit"
+    if explicit and defaults and ownership is not None:
+        message = "agents.ownership=explicit cannot be combined with a legacy default=true marker"
+        found.append(_entry_error(message, ownership, "agents.ownership", file))
+    elif len(items.items) > 1 and not defaults and not explicit:
+        # LC010 (08 §8.4): the list layout is what fails; `openclaw doctor --fix` stamps
+        # agents.ownership while converting. OpenClaw names agents.ownership.
+        rule = _multi_agent_error(list_entry, file).message
+        message = (
+            f"{_target_phrase(target)} converts agents.list to agents.entries on read, then "
+            f"rejects it: {rule}"
+        )
+        found.append(
+            _key_diagnostic("LC010", message, list_entry, "agents.ownership", file, target)
+        )
+    return found
+
+
+def _multi_agent_error(holder: Entry, file: str) -> Diagnostic:
+    """OpenClaw names the ownership rule at `agents.ownership`, which the config has not."""
+    message = (
+        'multi-agent rosters require agents.ownership="explicit" or one legacy default=true '
+        'marker; add agents.ownership="explicit" or run openclaw doctor'
+    )
+    return _entry_error(message, holder, "agents.ownership", file)
+
+
+def _ownership_too_early(agents: ObjectNode, target: Target, file: str) -> list[Diagnostic]:
+    """LC010 for `agents.ownership` on a target before it exists (2026.8.1, FEATURES): the
+    releases before reject it (`agents: Unrecognized key: "ownership"`, era B `Invalid input`)."""
+    ownership = agents.entry("ownership")
+    release = target.release
+    if ownership is None or (release is not None and release.has("ownership")):
+        return []
+    first = FEATURES_BY_NAME["ownership"].first
+    message = (
+        f"agents.ownership is part of the agents.entries roster of OpenClaw {first} and later; "
+        f"{_target_phrase(target)} rejects it"
+    )
+    return [_key_diagnostic("LC010", message, ownership, "agents.ownership", file, target)]
+
+
+def _list_defaults(agents: ObjectNode, file: str) -> list[Diagnostic]:
+    """LC007 for an `agents.list` entry whose `default` marker is not a boolean."""
+    items = agents.get("list")
+    if not isinstance(items, ArrayNode):
+        return []
+    found: list[Diagnostic] = []
+    for index, item in enumerate(items.items):
+        marker = item.entry("default") if isinstance(item, ObjectNode) else None
+        if marker is not None and not isinstance(_scalar(marker.value), bool):
+            where = f"agents.list[{index}].default"
+            got = describe_value(marker.value)
+            message = f"{where} must be true or false, got {got}"
+            found.append(_at_node("LC007", message, marker.value, where, file))
+    return found
 
 
 def _scalar(node: Node | None) -> object:
@@ -685,23 +838,39 @@ def _entries_errors(agents: ObjectNode, target: Target, file: str) -> list[Diagn
         message = f"agents.entries must be an object keyed by agent id, got {got}"
         return [_at_node("LC007", message, node, "agents.entries", file)]
     found: list[Diagnostic] = []
+    # No "at least one configured agent" here: recorded on 2026.9.6, an empty agents.entries
+    # is valid (`roster.entries.empty`); OpenClaw says it only after a failed list conversion,
+    # which is LC010 on agents.list (docs/conformance.md).
     keys = [entry for entry in node.winning_entries() if entry.key.name != "$include"]
-    if not keys:
-        message = "agents.entries must contain at least one configured agent"
-        found.append(_entry_error(message, holder, "agents.entries", file))
     first: dict[str, str] = {}
     defaults: list[Entry] = []
     for entry in keys:
         key = entry.key.name
         where = format_path(("agents", "entries", key))
         if not is_entry_key(key):
-            found.append(_entry_error(f'"{key}": Invalid agent id', entry, where, file))
+            # OpenClaw's words as recorded on 2026.9.6 (`roster.entries.key=*`); 08 §8.1 has
+            # `Invalid agent id` from the schema source, which the CLI does not print.
+            message = (
+                f'"{key}": Invalid key in record (an agent id is 1-64 letters, digits, "_" or '
+                '"-", not starting with "-")'
+            )
+            found.append(_entry_error(message, entry, where, file))
             continue
         if not isinstance(entry.value, ObjectNode):
             got = describe_value(entry.value)
             message = f"{where} must be an agent object, got {got}"
             found.append(_at_node("LC007", message, entry.value, where, file))
             continue
+        own_id = entry.value.entry("id")
+        if own_id is not None:
+            message = f"{where} has an id key: an agents.entries entry takes its id from its key"
+            hint = f"remove id; the key {key!r} is the agent's id"
+            span = own_id.key.span or own_id.value.span
+            found.append(
+                Diagnostic.at(
+                    "LC007", "error", message, span, file=file, path=f"{where}.id", hint=hint
+                )
+            )
         normalised = normalize_agent_id(key)
         earlier = first.setdefault(normalised, key)
         if earlier != key:
@@ -725,12 +894,8 @@ def _entries_errors(agents: ObjectNode, target: Target, file: str) -> list[Diagn
     if explicit and defaults and ownership is not None:
         message = "agents.ownership=explicit cannot be combined with a legacy default=true marker"
         found.append(_entry_error(message, ownership, "agents.ownership", file))
-    elif len(first) > 1 and len(defaults) != 1 and not explicit:
-        message = (
-            'multi-agent rosters require agents.ownership="explicit" or one legacy default=true '
-            'marker; add agents.ownership="explicit" or run openclaw doctor'
-        )
-        found.append(_entry_error(message, holder, "agents.entries", file))
+    elif len(first) > 1 and not defaults and not explicit:
+        found.append(_multi_agent_error(holder, file))
     return found
 
 
@@ -778,11 +943,14 @@ def _misplaced_blocks(root: ObjectNode, target: Target, file: str) -> list[Diagn
                     places.append((tools.entry(_BLOCK_KEY), path, no_defaults))  # type: ignore[arg-type]
                 places += _nested_in_tools(tools, ("agents", "defaults", "tools"), no_defaults)
         for agent_path, agent in _agent_objects(agents):
-            belongs = format_path((*agent_path, "tools", _BLOCK_KEY))
             here = agent.entry(_BLOCK_KEY)
+            nested = _nested_in_tools(agent.get("tools"), (*agent_path, "tools"), "")
+            if here is None and not nested:
+                continue  # nearly every agent: no path to format
+            belongs = format_path((*agent_path, "tools", _BLOCK_KEY))
             if here is not None:
                 places.append((here, (*agent_path, _BLOCK_KEY), belongs))
-            places += _nested_in_tools(agent.get("tools"), (*agent_path, "tools"), belongs)
+            places += [(entry, path, belongs) for entry, path, _ in nested]
     diagnostics: list[Diagnostic] = []
     for entry, path, belongs in places:
         where = format_path(path)
@@ -803,7 +971,14 @@ def _nested_in_tools(
         return []
     found: list[tuple[Entry, DocPath, str]] = []
     for entry in tools.winning_entries():
-        if entry.key.name == _BLOCK_KEY or not isinstance(entry.value, ObjectNode):
+        name = entry.key.name
+        if name.split(".")[0] == _BLOCK_KEY and name != _BLOCK_KEY:
+            # `tools: {"loopDetection.enabled": true}`: OpenClaw does not expand dotted keys.
+            found.append(
+                (entry, (*base, name), f"{belongs} (OpenClaw does not expand dotted keys)")
+            )
+            continue
+        if name == _BLOCK_KEY or not isinstance(entry.value, ObjectNode):
             continue
         nested = entry.value.entry(_BLOCK_KEY)
         if nested is not None:
@@ -868,18 +1043,17 @@ def target_findings(loaded: LoadedConfig, target: Target) -> list[Diagnostic]:
 def _unknown_target_warning(root: ObjectNode, target: Target, file: str) -> Diagnostic | None:
     """LC110: the written keys the newest known release rejects, with their retirement."""
     newest = newest_release()
+    rejected = {setting for setting in KEY_LIFE if not newest.accepts(setting)}
     written: list[tuple[str, Entry, str]] = []  # (setting, entry, path)
-    for path in block_paths(root, target):
-        block = _at(root, path)
-        assert isinstance(block, ObjectNode)
+    for path, block in _blocks(root, target):
         for entry in block.winning_entries():
             name = entry.key.name
             if name in GROUPS and isinstance(entry.value, ObjectNode):
                 for leaf in entry.value.winning_entries():
                     dotted = f"{name}.{leaf.key.name}"
-                    if dotted in KEY_LIFE and not newest.accepts(dotted):
+                    if dotted in rejected:
                         written.append((dotted, leaf, format_path((*path, name, leaf.key.name))))
-            elif name in KEY_LIFE and not newest.accepts(name):
+            elif name in rejected:
                 written.append((name, entry, format_path((*path, name))))
     agents = root.get("agents")
     roster = agents.entry("list") if isinstance(agents, ObjectNode) else None
@@ -893,7 +1067,7 @@ def _unknown_target_warning(root: ObjectNode, target: Target, file: str) -> Diag
             f"{newest.name})"
         )
     by_release: dict[str, list[str]] = {}
-    for setting, _, _ in written:
+    for setting in dict.fromkeys(setting for setting, _, _ in written):  # each setting once
         status = key_status(setting, newest)
         retired = status.retired_in if status is not None else None
         names = by_release.setdefault(retired or "?", [])

@@ -55,7 +55,8 @@ ERROR_RULES: tuple[Rule, ...] = (
             'that is not a whole number of at least 1 (`1.5`, `0`, `-3`, `"10"`, `true`, '
             "`null`), or a switch that is not `true`/`false`, and names the block it is in (the "
             "global block or an agent's). `1.0` counts as the integer 1, as it does in JSON5 and "
-            "JavaScript."
+            "JavaScript. A `meta.lastTouchedVersion` that is not a string is one too: loopcfg "
+            "reads it to pick the target release, and OpenClaw rejects it."
         ),
         why=(
             "OpenClaw validates the block with a strict schema and refuses to start on a wrong "
@@ -157,12 +158,14 @@ ERROR_RULES: tuple[Rule, ...] = (
         "the agent roster (`agents.list` or `agents.entries`) malformed",
         what=(
             "Reports an `agents.list` that is not an array, an entry of it that is not an "
-            "object, and an entry without a string `id`. On a 2026.8.1+ target it covers "
-            "`agents.entries` with OpenClaw's own messages: not an object, no entry, an entry "
-            "that is not an object, a key that is not a valid agent id (`Invalid agent id`), two "
+            "object, an entry without a string `id` and a `default` marker that is not "
+            "`true`/`false`. On a 2026.8.1+ target it covers `agents.entries` with OpenClaw's "
+            "own messages: not an object, an entry that is not an object or that has an `id` "
+            "key of its own, a key that is not a valid agent id (`Invalid key in record`), two "
             "keys that normalise to the same id, more than one `default: true`, "
             '`agents.ownership: "explicit"` with a `default: true` marker, and several agents '
-            "with neither."
+            "with no marker at all (named at `agents.ownership`, as OpenClaw names it). These "
+            "rules also apply to an `agents.list` that the target converts on read."
         ),
         why=(
             "OpenClaw finds an agent's override by its id in `agents.list`; it refuses a list "
@@ -220,10 +223,12 @@ ERROR_RULES: tuple[Rule, ...] = (
         "error",
         "the agent roster layout of another release",
         what=(
-            "Reports `agents.entries` on a target before 2026.8.1 (those read `agents.list`), "
-            "and an `agents.list` on a 2026.8.1+ target that OpenClaw cannot convert on read: "
-            "malformed, duplicate or non-normalised ids, `agents.entries` present too, or "
-            'several agents with neither one `default: true` nor `agents.ownership: "explicit"`.'
+            "Reports `agents.entries` and `agents.ownership` on a target before 2026.8.1 "
+            "(those read `agents.list`), and an `agents.list` on a 2026.8.1+ target that "
+            "OpenClaw cannot convert on read: malformed, duplicate or non-normalised ids, a "
+            "`default` that is not `true`/`false`, `agents.entries` present too; or that it "
+            "converts and then refuses: several agents with neither a `default: true` nor "
+            '`agents.ownership: "explicit"`.'
         ),
         why=(
             "OpenClaw's `agents` object is strict: the other layout is an unknown key and the "
@@ -247,8 +252,9 @@ ERROR_RULES: tuple[Rule, ...] = (
             "Reports a `loopDetection` block where OpenClaw never reads one: at the root, "
             "under `tool`, under `tools.<anything>` (e.g. `tools.exec`), under `agents` or "
             "`agents.defaults` (or its `tools`), an agent's own `loopDetection` outside its "
-            '`tools`, and a root key with dots such as `"tools.loopDetection"` (OpenClaw does '
-            "not expand dotted keys). The message says where the block belongs."
+            '`tools`, and a root key with dots such as `"tools.loopDetection"` or a `tools` key '
+            'such as `"loopDetection.enabled"` (OpenClaw does not expand dotted keys). The '
+            "message says where the block belongs."
         ),
         why=(
             "Every release rejects these places, and `openclaw doctor --fix` deletes such a "

@@ -142,7 +142,7 @@ def run_resolve(
     from loopcfg.render import printable
     from loopcfg.render.diagnostics import diagnostic_line
     from loopcfg.render.resolve import render
-    from loopcfg.resolve import agent_settings, config_errors, resolve_config
+    from loopcfg.resolve import config_errors, resolve_config, resolve_one
     from loopcfg.validate import config_target
 
     errors = config_errors(loaded, openclaw)
@@ -153,17 +153,18 @@ def run_resolve(
     notes: list[str] = []
     if verbose:
         notes.append(printable(f"{loaded.file}: target release: {target.describe()}"))
-    resolved = resolve_config(loaded.root, target)
     shown = _target_json(target)
     if every:
+        resolved = resolve_config(loaded.root, target)
         settings = [scope.settings for scope in resolved.agents]
         text = render(settings, output_format, every=True, target=shown)
         return ResolveOutcome(text, tuple(notes), 0)
-    one = agent_settings(resolved, agent)
+    # One agent: its scope alone, not every agent's merge (docs/resolve.md, "One agent of many").
+    one = resolve_one(loaded.root, agent, target)
     code = 0
     if agent is not None and not one.found:
         # The id comes straight from the command line: one printable line whatever it holds.
-        notes.append(printable(_unknown_agent_note(loaded, agent, resolved.target.line.roster)))
+        notes.append(printable(_unknown_agent_note(loaded, agent, target.line.roster)))
         code = 1 if strict else 0
     text = render([one], output_format, every=False, target=shown)
     return ResolveOutcome(text, tuple(notes), code)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from contextlib import nullcontext
 from typing import NamedTuple
 
 from loopcfg.config import LoadedConfig, load_config
@@ -14,8 +15,9 @@ from loopcfg.diagnostics import Diagnostic
 from loopcfg.edit import EditError, apply_operations
 from loopcfg.fix import Fix, findings, fixes_for, plan_fixes, target_line
 from loopcfg.keys import SETTINGS, SETTINGS_BY_NAME, group_keys, top_level_keys
+from loopcfg.lsp.incremental import ParseCache
 from loopcfg.releases import KEY_LIFE, choose_target
-from loopcfg.source import unsaved_texts
+from loopcfg.source import parsing_with, unsaved_texts
 from loopcfg.source.nodes import ArrayNode, Document, Entry, Node, ObjectNode, ScalarNode, Span
 
 
@@ -32,21 +34,49 @@ class Checked(NamedTuple):
         return self.loaded.documents.get(name) if name is not None else None
 
 
-def check(path: str, buffers: Mapping[str, str], openclaw: str | None = None) -> Checked:
-    """`validate`'s findings for the config at `path`, reading open buffers instead of disk."""
-    with unsaved_texts(buffers):
+def check(
+    path: str,
+    buffers: Mapping[str, str],
+    openclaw: str | None = None,
+    parses: ParseCache | None = None,
+    previous: Checked | None = None,
+) -> Checked:
+    """`validate`'s findings for the config at `path`, reading open buffers instead of disk.
+
+    With `parses`, what did not change since the last check is not parsed again; with
+    `previous` (the last check of `path` for the same `openclaw`), a config whose files all
+    read as they did then (a save, a watched file that did not change) keeps its findings."""
+    with unsaved_texts(buffers), parsing_with(parses.parse) if parses else nullcontext():
         loaded = load_config(path)
-        found = findings(loaded, openclaw)
+    if previous is not None and previous.path == path and _same_input(previous.loaded, loaded):
+        found = previous.diagnostics
+    else:
+        with unsaved_texts(buffers):
+            found = findings(loaded, openclaw)
     names = set(loaded.documents) | {loaded.file}
     files = {os.path.realpath(name): name for name in names}
     return Checked(path, loaded, found, files)
 
 
+def _same_input(before: LoadedConfig, now: LoadedConfig) -> bool:
+    """Whether two loads read the same texts and found the same (so their findings agree: the
+    rest of the pipeline is a function of these and of the process's environment)."""
+    return (
+        before.file == now.file
+        and before.unparsed_text == now.unparsed_text
+        and before.diagnostics == now.diagnostics
+        and before.documents.keys() == now.documents.keys()
+        and all(before.documents[name].text == doc.text for name, doc in now.documents.items())
+    )
+
+
 def diagnostics_by_file(checked: Checked) -> dict[str, list[Diagnostic]]:
     """Findings grouped by the real path of the file they point into (every read file listed)."""
     grouped: dict[str, list[Diagnostic]] = {real: [] for real in checked.files}
+    reals = {name: real for real, name in checked.files.items()}  # realpath costs syscalls
     for diagnostic in checked.diagnostics:
-        grouped.setdefault(os.path.realpath(diagnostic.file), []).append(diagnostic)
+        real = reals.get(diagnostic.file) or os.path.realpath(diagnostic.file)
+        grouped.setdefault(real, []).append(diagnostic)
     return grouped
 
 

@@ -3,14 +3,20 @@
 Every check reads the editor's open buffers instead of the disk (`source.unsaved_texts`), so an
 unsaved included file counts. An open file that an open config includes gets its diagnostics
 from that config's check (its `$include` context); other open files are checked as configs.
-Re-checks after typing wait for a pause (DEBOUNCE seconds); open, save and watched-file changes
-re-check at once, including every open config that includes the changed file.
+A change (typing, open, save, a watched file) is checked at once when no check runs; changes
+that arrive while one runs (in a worker thread, so that the server keeps reading) are collapsed
+into one re-check of the newest texts when it ends: slow typing never waits for a timer, fast
+typing never piles up checks. A check covers every open config that includes the changed file,
+and parses again only what changed (loopcfg/lsp/incremental.py). Hover, completion and code
+actions wait for the re-check in progress, so they answer for the text the editor shows.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 from urllib.parse import unquote, urlparse
 
@@ -21,9 +27,10 @@ from pygls.uris import from_fs_path
 from loopcfg import __version__
 from loopcfg.diagnostics import Diagnostic
 from loopcfg.lsp import analysis
+from loopcfg.lsp.incremental import ParseCache
 from loopcfg.source.nodes import Span
 
-DEBOUNCE = 0.15  # seconds of quiet typing before a re-check
+_LOG = logging.getLogger(__name__)
 _SEVERITY = {
     "error": types.DiagnosticSeverity.Error,
     "warning": types.DiagnosticSeverity.Warning,
@@ -45,8 +52,12 @@ class LoopcfgServer(LanguageServer):
         super().__init__("loopcfg", __version__)
         self.openclaw = openclaw
         self.checked: dict[str, analysis.Checked] = {}  # top config (real path) -> its check
-        self.pending: dict[str, asyncio.Task[None]] = {}
         self.published: dict[str, set[str]] = {}  # top config -> files it published for
+        self.parses = ParseCache()  # used by the check thread only
+        self.dirty: dict[str, None] = {}  # files changed since the checks running or done
+        self.draining: asyncio.Task[None] | None = None
+        # One thread: checks run one at a time, and the event loop goes on reading changes.
+        self.checker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="loopcfg-check")
 
     # -- state ------------------------------------------------------------------------------------
 
@@ -67,14 +78,41 @@ class LoopcfgServer(LanguageServer):
 
     # -- checking ---------------------------------------------------------------------------------
 
-    def recheck(self, real: str) -> None:
-        for top in self.tops_for(real):
-            self.check_top(top)
+    def schedule(self, real: str) -> None:
+        """Check `real` (and the configs that include it) now, or after the running check."""
+        self.dirty[real] = None
+        if self.draining is None or self.draining.done():
+            self.draining = asyncio.ensure_future(self.drain())
 
-    def check_top(self, top: str) -> None:
-        if not os.path.exists(top) and top not in self.buffers():
+    async def drain(self) -> None:
+        """Check until no file is dirty; what changes meanwhile is checked once, afterwards."""
+        while self.dirty:
+            files = list(self.dirty)
+            self.dirty.clear()
+            tops = dict.fromkeys(top for real in files for top in self.tops_for(real))
+            for top in tops:
+                try:
+                    await self.check_top(top)
+                except Exception:  # one broken check must not stop checking for the session
+                    _LOG.exception("checking %s failed", top)
+
+    async def settled(self) -> None:
+        """Return when no check is running or waiting."""
+        while self.draining is not None and not self.draining.done():
+            await asyncio.shield(self.draining)
+
+    async def check_top(self, top: str) -> None:
+        buffers = self.buffers()
+        if not os.path.exists(top) and top not in buffers:
             return
-        checked = analysis.check(top, self.buffers(), self.openclaw)
+        loop = asyncio.get_running_loop()
+        previous = self.checked.get(top)
+        checked = await loop.run_in_executor(
+            self.checker, analysis.check, top, buffers, self.openclaw, self.parses, previous
+        )
+        self.record(top, checked)
+
+    def record(self, top: str, checked: analysis.Checked) -> None:
         self.checked[top] = checked
         # An open file that this config includes is checked in its context from now on.
         for real in checked.files:
@@ -96,10 +134,9 @@ class LoopcfgServer(LanguageServer):
         )
 
     def lines_of(self, real: str, checked: analysis.Checked) -> list[str]:
-        text = self.buffers().get(real)
-        if text is None:
-            document = checked.document_for(real)
-            text = document.text if document is not None else ""
+        """The lines of the text that `checked` read (the buffer may have changed since)."""
+        document = checked.document_for(real)
+        text = document.text if document is not None else self.buffers().get(real, "")
         return text.splitlines(keepends=True) or [""]
 
     def to_lsp(self, diagnostic: Diagnostic, lines: list[str]) -> types.Diagnostic:
@@ -121,18 +158,6 @@ class LoopcfgServer(LanguageServer):
         )
         codec = self.workspace.position_codec
         return codec.range_to_client_units(lines, code_points)
-
-    def schedule(self, real: str) -> None:
-        task = self.pending.pop(real, None)
-        if task is not None:
-            task.cancel()
-
-        async def later() -> None:
-            await asyncio.sleep(DEBOUNCE)
-            self.pending.pop(real, None)
-            self.recheck(real)
-
-        self.pending[real] = asyncio.ensure_future(later())
 
     # -- positions from the client ----------------------------------------------------------------
 
@@ -156,7 +181,7 @@ def build_server(openclaw: str | None = None) -> LoopcfgServer:
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: LoopcfgServer, params: types.DidOpenTextDocumentParams) -> None:
-        ls.recheck(_path(params.text_document.uri))
+        ls.schedule(_path(params.text_document.uri))
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: LoopcfgServer, params: types.DidChangeTextDocumentParams) -> None:
@@ -164,7 +189,7 @@ def build_server(openclaw: str | None = None) -> LoopcfgServer:
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: LoopcfgServer, params: types.DidSaveTextDocumentParams) -> None:
-        ls.recheck(_path(params.text_document.uri))
+        ls.schedule(_path(params.text_document.uri))
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: LoopcfgServer, params: types.DidCloseTextDocumentParams) -> None:
@@ -177,10 +202,11 @@ def build_server(openclaw: str | None = None) -> LoopcfgServer:
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     def watched(ls: LoopcfgServer, params: types.DidChangeWatchedFilesParams) -> None:
         for change in params.changes:
-            ls.recheck(_path(change.uri))
+            ls.schedule(_path(change.uri))
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)
-    def hover(ls: LoopcfgServer, params: types.HoverParams) -> types.Hover | None:
+    async def hover(ls: LoopcfgServer, params: types.HoverParams) -> types.Hover | None:
+        await ls.settled()
         real, line, column = ls.cursor(params.text_document.uri, params.position)
         checked = ls.checked_for(real)
         if checked is None:
@@ -193,7 +219,8 @@ def build_server(openclaw: str | None = None) -> LoopcfgServer:
     @server.feature(
         types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=['"', "'"])
     )
-    def completion(ls: LoopcfgServer, params: types.CompletionParams) -> types.CompletionList:
+    async def completion(ls: LoopcfgServer, params: types.CompletionParams) -> types.CompletionList:
+        await ls.settled()
         real, line, column = ls.cursor(params.text_document.uri, params.position)
         checked = ls.checked_for(real)
         found = analysis.completions(checked, real, line, column, ls.openclaw) if checked else []
@@ -220,7 +247,10 @@ def build_server(openclaw: str | None = None) -> LoopcfgServer:
             ]
         ),
     )
-    def code_action(ls: LoopcfgServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+    async def code_action(
+        ls: LoopcfgServer, params: types.CodeActionParams
+    ) -> list[types.CodeAction]:
+        await ls.settled()
         real, line, _ = ls.cursor(params.text_document.uri, params.range.start)
         checked = ls.checked_for(real)
         if checked is None:
@@ -266,4 +296,4 @@ def serve(openclaw: str | None = None) -> None:
     build_server(openclaw).start_io()
 
 
-__all__: list[Any] = ["DEBOUNCE", "LoopcfgServer", "build_server", "serve"]
+__all__: list[Any] = ["LoopcfgServer", "build_server", "serve"]

@@ -28,7 +28,13 @@ from loopcfg.replay.lines import (
     numbered,
     open_binary,
 )
-from loopcfg.replay.runner import EngineSession, FileReplay, ReplaySink, replay_events
+from loopcfg.replay.runner import (
+    CallHandle,
+    EngineSession,
+    FileReplay,
+    ReplaySink,
+    replay_events,
+)
 from loopcfg.replay.spool import LIVE_RECORDS, LIVE_SESSIONS
 from loopcfg.replay.trace import read_trace
 from loopcfg.replay.transcript import (
@@ -144,6 +150,16 @@ class SingleCallPath:
         if verdict.level == "critical":
             self.engine.record_outcome(tool, args, result=blocked_result(verdict), run_id=run_id)
         return verdict
+
+    def before_call(
+        self, tool: str, args: Any, *, run_id: str | None = None, call_id: str | None = None
+    ) -> CallHandle:
+        handle = self.engine.before_call(tool, args, run_id=run_id, call_id=call_id)
+        if handle.verdict.level == "critical":
+            self.engine.record_outcome(
+                tool, args, result=blocked_result(handle.verdict), run_id=run_id
+            )
+        return handle
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.engine, name)

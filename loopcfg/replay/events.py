@@ -2,6 +2,11 @@
 
 Every event carries the file and the 1-based line it came from, and the session it belongs to,
 so that output can always point back at the recording.
+
+The events made for every line (calls, outcomes, runs) are plain slotted dataclasses, not frozen
+ones: a frozen dataclass sets each field through `object.__setattr__`, which made building an
+event cost several times as much (replay builds one or more per line). No reader or consumer
+changes an event after it is made.
 """
 
 from __future__ import annotations
@@ -12,7 +17,7 @@ from typing import Any, TypeAlias
 from loopcfg.hashing import NO_RESULT
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Outcome:
     """The result or error of a call; `call_id` pairs it with its call when it arrives alone."""
 
@@ -32,7 +37,7 @@ class Outcome:
     veto: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Call:
     """One tool call; `outcome` is set when the line carries its result (trace format)."""
 
@@ -69,7 +74,7 @@ class Batch:
         return self.calls[0].line
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Compaction:
     """A compaction retry: arms the post-compaction guard of this run."""
 
@@ -89,7 +94,7 @@ class ConfigSwitch:
     agent: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class SessionHeader:
     """A transcript's header: the session exists even if it never calls a tool."""
 
@@ -98,7 +103,7 @@ class SessionHeader:
     session: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class RunStart:
     """A new run begins (a user message, a reset)."""
 
@@ -108,7 +113,7 @@ class RunStart:
     run: str | None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class RunId:
     """The real OpenClaw run id of a run became known (7.3)."""
 

@@ -196,6 +196,31 @@ except ImportError:  # a dependency, but a build without it must still replay (s
     _orjson_loads = _no_orjson
 
 
+class _Unparsed:
+    def __repr__(self) -> str:
+        return "UNPARSED"
+
+
+UNPARSED: Any = _Unparsed()
+
+
+def quick_loads(raw: bytes) -> Any:
+    """The value of a line that orjson accepts as it is (its bytes: no decoding, no stripping),
+    else UNPARSED, and the reader takes its careful path (`decode`, blank and comment lines,
+    `loads`, the diagnostics of a bad line).
+
+    The value is the careful path's: orjson accepts only valid UTF-8 and JSON's own whitespace
+    around the value (no byte order mark, no `//` comment, no blank line), and the careful path
+    strips at least that whitespace before handing the same text to `loads`, which tries orjson
+    first."""
+    if len(raw) > ORJSON_MAX_CHARS:
+        return UNPARSED
+    try:
+        return _orjson_loads(raw)
+    except ValueError:
+        return UNPARSED
+
+
 def _is_session_header(text: bytes) -> bool:
     try:
         value = loads(text)

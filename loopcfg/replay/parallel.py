@@ -6,7 +6,6 @@ import fnmatch
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
@@ -176,6 +175,10 @@ def iter_replays(
             done += size
             report(done, total)
         return
+    # Imported here: concurrent.futures.process brings multiprocessing (tens of ms at start),
+    # which a replay in this process never uses.
+    from concurrent.futures import ProcessPoolExecutor
+
     with ProcessPoolExecutor(max_workers=min(jobs, len(files))) as pool:
         for size, result in zip(
             sizes, pool.map(safe_replay, files, [options] * len(files)), strict=True

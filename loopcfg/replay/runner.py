@@ -42,8 +42,19 @@ class Verdict(Protocol):
     emitted: bool
 
 
+class CallHandle(Protocol):
+    verdict: Any
+
+
 class EngineSession(Protocol):
     def check(self, tool: str, args: Any, *, run_id: str | None = None) -> Any: ...
+
+    def before_call(
+        self, tool: str, args: Any, *, run_id: str | None = None, call_id: str | None = None
+    ) -> CallHandle:
+        """`check` and, unless the verdict is critical, `record_call`, with the arguments
+        hashed and the run id trimmed once (04 §4.1)."""
+        ...
 
     def record_call(
         self, tool: str, args: Any, *, run_id: str | None = None, call_id: str | None = None
@@ -488,7 +499,11 @@ class _Replayer:
         stats.calls += 1
         if stats.probe is not None:
             stats.probe.observe(live.engine, event.tool, event.args, event.run, stats.calls)
-        verdict = live.engine.check(event.tool, event.args, run_id=event.run)
+        # Checked and, unless blocked, recorded in one step: the engine hashes the arguments
+        # and trims the run id once for both.
+        verdict = live.engine.before_call(
+            event.tool, event.args, run_id=event.run, call_id=event.call_id
+        ).verdict
         if verdict.level != "none":
             self.verdict(live, event, verdict)
         if verdict.level == "critical":
@@ -496,7 +511,6 @@ class _Replayer:
             if event.call_id is not None:
                 live.blocked.remember(event.call_id, True)
             return
-        live.engine.record_call(event.tool, event.args, run_id=event.run, call_id=event.call_id)
         if event.outcome is not None:
             self.outcome(live, event.outcome, inline=True)
 

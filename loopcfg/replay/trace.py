@@ -15,7 +15,14 @@ from loopcfg.replay.events import (
     Malformed,
     Outcome,
 )
-from loopcfg.replay.lines import NumberedLines, decode, json_problem, loads
+from loopcfg.replay.lines import (
+    UNPARSED,
+    NumberedLines,
+    decode,
+    json_problem,
+    loads,
+    quick_loads,
+)
 
 DEFAULT_SESSION = "default"
 
@@ -35,26 +42,35 @@ def read_trace(file: str, lines: NumberedLines, *, run_scope: bool = True) -> It
     Without `run_scope` (`--no-run-scope`) run ids are dropped: each session is one run.
     """
     for number, raw in lines:
-        text = decode(raw)
-        if text is None:
-            yield Malformed(file, number, 1, "line is not valid UTF-8")
-            continue
-        stripped = text.strip()
-        if not stripped or stripped.startswith("//"):
-            continue
-        indent = len(text) - len(text.lstrip())
+        value = quick_loads(raw)
+        if value is UNPARSED:
+            text = decode(raw)
+            if text is None:
+                yield Malformed(file, number, 1, "line is not valid UTF-8")
+                continue
+            stripped = text.strip()
+            if not stripped or stripped.startswith("//"):
+                continue
+            indent = len(text) - len(text.lstrip())
+        else:  # orjson took the line as it is: only JSON's whitespace can come before it
+            indent = len(raw) - len(raw.lstrip())
         try:
-            yield _parse_line(file, number, stripped, run_scope, indent)
+            if value is UNPARSED:
+                value = _parsed(stripped, indent)
+            yield _event(file, number, value, run_scope, indent)
         except _BadLine as problem:
             yield Malformed(file, number, problem.column, str(problem), code=problem.code)
 
 
-def _parse_line(file: str, number: int, text: str, run_scope: bool, indent: int) -> Event:
+def _parsed(text: str, indent: int) -> Any:
     try:
-        value = loads(text)
+        return loads(text)
     except ValueError as error:
         column, reason = json_problem(error, indent)
         raise _BadLine(reason, column, "LC001") from None
+
+
+def _event(file: str, number: int, value: Any, run_scope: bool, indent: int) -> Event:
     if not isinstance(value, dict):
         raise _BadLine("a trace line must be a JSON object", indent + 1)
     session = _optional_string(value, "session") or DEFAULT_SESSION

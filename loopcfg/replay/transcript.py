@@ -23,12 +23,21 @@ from loopcfg.replay.events import (
     RunStart,
     SessionHeader,
 )
-from loopcfg.replay.lines import NumberedLines, decode, json_problem, loads, open_binary
+from loopcfg.replay.lines import (
+    UNPARSED,
+    NumberedLines,
+    decode,
+    json_problem,
+    loads,
+    open_binary,
+    quick_loads,
+)
 
 GATEWAY_PROVIDER = "openclaw"
 RUN_ID_CUSTOM_TYPES = frozenset({"openclaw:prompt-error", "openclaw:bootstrap-context:full"})
 # OpenClaw 2026.9.1+ appends this block to a warned call's result after recording its outcome
 # (09 §9.4.6): dropped before hashing on every target (README decision 10).
+WARNING_NOTE_START = "[System note: Tool-loop warning after "
 WARNING_NOTE = re.compile(
     r"\[System note: Tool-loop warning after \d+ repeated calls\. Change your approach or stop "
     r"if you are not making progress\.\]"
@@ -73,27 +82,30 @@ class _State:
     # The run of the message being read (`run_of`).
     message_run: str | None = None
 
-    def start_run(self, line: int) -> Iterator[Event]:
+    # The state's steps append the events they make to `out` (plain calls: a generator per
+    # step and line cost more than the rest of reading most lines).
+
+    def start_run(self, line: int, out: list[Event]) -> None:
         self.runs += 1
         self.run = f"run-{self.runs}" if self.options.run_scope else None
-        yield RunStart(self.file, line, self.session, self.run)
+        out.append(RunStart(self.file, line, self.session, self.run))
         if self.trajectory_run_id is not None and self.options.run_scope:
-            yield from self.bind(line, self.run, self.trajectory_run_id)
+            self.bind(line, self.run, self.trajectory_run_id, out)
             self.trajectory_run_id = None
 
-    def bind(self, line: int, run: str | None, run_id: str) -> Iterator[Event]:
+    def bind(self, line: int, run: str | None, run_id: str, out: list[Event]) -> None:
         """Name `run` by `run_id` unless the id names another run; the first id a run gets is
         its name (the runner keeps the first RunId of a run)."""
         if run is None or self.labels.get(run_id, run) != run:
             return
         if run not in self.bound:
             self.labels[run_id], self.bound[run] = run, run_id
-        yield RunId(self.file, line, self.session, run, run_id)
+        out.append(RunId(self.file, line, self.session, run, run_id))
 
-    def run_of(self, line: int, run_id: str | None) -> Iterator[Event]:
+    def run_of(self, line: int, run_id: str | None, out: list[Event]) -> None:
         """The run of a message with `__openclaw.runId` (7.3): the label bound to that id, else
         the boundary run if it has no id yet, else a new label; without an id, the boundary
-        run. Yields the RunId/RunStart events; the run is left in `self.message_run`."""
+        run. Adds the RunId/RunStart events; the run is left in `self.message_run`."""
         self.message_run = self.run
         if run_id is None or not self.options.run_scope or self.run is None:
             return
@@ -104,21 +116,18 @@ class _State:
             self.runs += 1
             label = f"run-{self.runs}"
         if self.bound.get(label) != run_id:  # a new binding: name the run once
-            yield from self.bind(line, label, run_id)
+            self.bind(line, label, run_id, out)
         self.message_run = label
 
-    def ensure_run(self, line: int) -> Iterator[Event]:
-        """Agent work before any user message still belongs to a run."""
+    def agent_work(self, line: int, run_id: str | None, out: list[Event]) -> None:
+        """Agent work (before any user message it still belongs to a run); after a
+        compaction, before the next user message, it makes that compaction a retry (of the
+        run of that work)."""
         if self.runs == 0:
-            yield from self.start_run(line)
-
-    def agent_work(self, line: int, run_id: str | None = None) -> Iterator[Event]:
-        """Agent work after a compaction, before the next user message: a retry (of the run
-        of that work)."""
-        yield from self.ensure_run(line)
-        yield from self.run_of(line, run_id)
+            self.start_run(line, out)
+        self.run_of(line, run_id, out)
         if self.compaction_line is not None:
-            yield Compaction(self.file, self.compaction_line, self.session, self.message_run)
+            out.append(Compaction(self.file, self.compaction_line, self.session, self.message_run))
             self.compaction_line = None
 
 
@@ -129,22 +138,17 @@ def read_transcript(
     options = options or TranscriptOptions()
     state = _State(file, options, session=options.session or Path(file).name)
     first = True
+    out: list[Event] = []
     for number, raw in lines:
-        text = decode(raw)
-        if text is None:
-            yield Malformed(file, number, 1, "line is not valid UTF-8")
-            continue
-        if number == 1:  # an editor's byte order mark before the header is not part of it
-            text = text.removeprefix("\ufeff")
-        if not text.strip():
-            continue
-        try:
-            entry = loads(text)
-        except ValueError as error:
-            column, reason = json_problem(error)
-            yield Malformed(file, number, column, reason)
-            continue
-        if not isinstance(entry, dict):
+        entry = quick_loads(raw)
+        if entry is UNPARSED:
+            entry = _careful(file, number, raw)
+            if isinstance(entry, Malformed):
+                yield entry
+                continue
+            if entry is UNPARSED:  # a blank line
+                continue
+        if type(entry) is not dict:
             yield Malformed(
                 file, number, 1, "a transcript line must be a JSON object", code="LC008"
             )
@@ -156,34 +160,53 @@ def read_transcript(
                 state.session = header_id
             yield SessionHeader(file, number, state.session)
             continue
-        if not _on_branch(entry, options.branch):
+        if options.branch is not None and not _on_branch(entry, options.branch):
             continue
-        yield from _entry(state, number, entry)
+        _entry(state, number, entry, out)
+        if out:
+            yield from out
+            out.clear()
 
 
-def _on_branch(entry: Mapping[str, Any], branch: frozenset[str] | None) -> bool:
-    if branch is None:
-        return True
+def _careful(file: str, number: int, raw: bytes) -> Any:
+    """A line orjson did not take as it is: its value, UNPARSED for a blank line, or the
+    Malformed event that reports it."""
+    text = decode(raw)
+    if text is None:
+        return Malformed(file, number, 1, "line is not valid UTF-8")
+    if number == 1:  # an editor's byte order mark before the header is not part of it
+        text = text.removeprefix("\ufeff")
+    if not text.strip():
+        return UNPARSED
+    try:
+        return loads(text)
+    except ValueError as error:
+        column, reason = json_problem(error)
+        return Malformed(file, number, column, reason)
+
+
+def _on_branch(entry: Mapping[str, Any], branch: frozenset[str]) -> bool:
     entry_id = entry.get("id")
     return not isinstance(entry_id, str) or entry_id in branch
 
 
-def _entry(state: _State, number: int, entry: Mapping[str, Any]) -> Iterator[Event]:
+def _entry(state: _State, number: int, entry: dict[str, Any], out: list[Event]) -> None:
     entry_id = entry.get("id")
-    if isinstance(entry_id, str) and entry_id in state.options.trajectory:
-        state.trajectory_run_id = state.options.trajectory[entry_id]
+    trajectory = state.options.trajectory
+    if trajectory and isinstance(entry_id, str) and entry_id in trajectory:
+        state.trajectory_run_id = trajectory[entry_id]
     kind = entry.get("type")
     if kind == "message":
         message = entry.get("message")
-        if isinstance(message, Mapping):
-            yield from _message(state, number, message, _string(entry_id))
+        if isinstance(message, dict):  # parsed JSON: dict is the only mapping (and no ABC check)
+            _message(state, number, message, _string(entry_id), out)
     elif kind == "compaction":
         state.compaction_line = number
     elif kind == "reset":
         state.compaction_line = None
-        yield from state.start_run(number)
+        state.start_run(number, out)
     elif kind == "custom" and _string(entry.get("customType")) in RUN_ID_CUSTOM_TYPES:
-        yield from _custom_run_id(state, number, entry.get("data"))
+        _custom_run_id(state, number, entry.get("data"), out)
     # Everything else (model_change, label, custom bookkeeping, unknown types): skipped.
 
 
@@ -192,15 +215,17 @@ def _string(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _custom_run_id(state: _State, number: int, data: Any) -> Iterator[Event]:
+def _custom_run_id(state: _State, number: int, data: Any, out: list[Event]) -> None:
     run_id = data.get("runId") if isinstance(data, Mapping) else None
     if isinstance(run_id, str) and run_id and state.runs and state.options.run_scope:
-        yield from state.bind(number, state.run, run_id)
+        state.bind(number, state.run, run_id, out)
 
 
 def message_run_id(message: Mapping[str, Any]) -> str | None:
     """`__openclaw.runId` (OpenClaw 2026.9+), trimmed; empty means absent (7.1, 7.3)."""
     private = message.get("__openclaw")
+    if private is None:  # every message before 2026.9
+        return None
     run_id = private.get("runId") if isinstance(private, Mapping) else None
     if not isinstance(run_id, str):
         return None
@@ -208,49 +233,57 @@ def message_run_id(message: Mapping[str, Any]) -> str | None:
 
 
 def _message(
-    state: _State, number: int, message: Mapping[str, Any], entry_id: str | None = None
-) -> Iterator[Event]:
+    state: _State,
+    number: int,
+    message: Mapping[str, Any],
+    entry_id: str | None,
+    out: list[Event],
+) -> None:
     role = message.get("role")
-    if role == "user":
-        # A compaction directly followed by a user message is routine maintenance.
-        state.compaction_line = None
-        yield from state.start_run(number)
+    if role == "toolResult":
+        state.agent_work(number, message_run_id(message), out)
+        out.append(_tool_result(state, number, message))
     elif role == "assistant":
         if message.get("provider") == GATEWAY_PROVIDER:
-            yield from _gateway_message(state, number, message)
+            _gateway_message(state, number, message, out)
         else:
-            yield from state.agent_work(number, message_run_id(message))
-            yield from _tool_calls(state, number, message.get("content"), entry_id)
-    elif role == "toolResult":
-        yield from state.agent_work(number, message_run_id(message))
-        yield _tool_result(state, number, message)
+            state.agent_work(number, message_run_id(message), out)
+            _tool_calls(state, number, message.get("content"), entry_id, out)
+    elif role == "user":
+        # A compaction directly followed by a user message is routine maintenance.
+        state.compaction_line = None
+        state.start_run(number, out)
     # bashExecution (a user-run shell) and unknown roles are not tool calls.
 
 
-def _gateway_message(state: _State, number: int, message: Mapping[str, Any]) -> Iterator[Event]:
+def _gateway_message(
+    state: _State, number: int, message: Mapping[str, Any], out: list[Event]
+) -> None:
     abort = message.get("openclawAbort")
     run_id = abort.get("runId") if isinstance(abort, Mapping) else None
     if isinstance(run_id, str) and run_id and state.runs and state.options.run_scope:
-        yield from state.bind(number, state.run, run_id)
+        state.bind(number, state.run, run_id, out)
 
 
 def _tool_calls(
-    state: _State, number: int, content: Any, batch: str | None = None
-) -> Iterator[Event]:
+    state: _State, number: int, content: Any, batch: str | None, out: list[Event]
+) -> None:
     if not isinstance(content, list):
         return
     for block in content:
-        if not isinstance(block, Mapping) or block.get("type") != "toolCall":
+        if not isinstance(block, dict) or block.get("type") != "toolCall":
             continue
         tool = block.get("name")
         if not isinstance(tool, str):
             continue
         args = block.get("arguments", {})
-        call_id = block.get("id") if isinstance(block.get("id"), str) else None
+        call_id = block.get("id")
+        if not isinstance(call_id, str):
+            call_id = None
         run = state.message_run
         if call_id is not None:
             state.pending[call_id] = _Pending(tool, args, run)
-        yield Call(state.file, number, state.session, run, tool, args, call_id, batch=batch)
+        out.append(Call(state.file, number, state.session, run, tool, args, call_id, None, batch))
 
 
 def _tool_result(state: _State, number: int, message: Mapping[str, Any]) -> Outcome:
@@ -267,7 +300,7 @@ def _tool_result(state: _State, number: int, message: Mapping[str, Any]) -> Outc
         if details is not None:
             result["details"] = details
     veto = (
-        isinstance(details, Mapping)
+        isinstance(details, dict)
         and details.get("status") == "blocked"
         and details.get("deniedReason") == "tool-loop"
     )
@@ -283,8 +316,8 @@ def _tool_result(state: _State, number: int, message: Mapping[str, Any]) -> Outc
             call_id,
             result,
             error,
-            orphan=True,
-            veto=veto,
+            True,
+            veto,
         )
     return Outcome(
         state.file,
@@ -296,7 +329,8 @@ def _tool_result(state: _State, number: int, message: Mapping[str, Any]) -> Outc
         call_id,
         result,
         error,
-        veto=veto,
+        False,
+        veto,
     )
 
 
@@ -309,6 +343,7 @@ def without_warning_note(content: Any) -> Any:
         isinstance(last, Mapping)
         and last.get("type") == "text"
         and isinstance(last.get("text"), str)
+        and last["text"].startswith(WARNING_NOTE_START)
         and WARNING_NOTE.fullmatch(last["text"])
     ):
         return content[:-1]

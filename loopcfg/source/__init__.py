@@ -10,12 +10,13 @@ from __future__ import annotations
 import os
 import stat
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from types import MappingProxyType
 from typing import BinaryIO
 
+from loopcfg.collector import paused
 from loopcfg.diagnostics import Diagnostic
 from loopcfg.source.errors import SourceError, read_error, syntax_error
 from loopcfg.source.files import open_nonblocking, read_limited
@@ -25,8 +26,10 @@ __all__ = [
     "DEFAULT_MAX_BYTES",
     "SourceError",
     "format_for",
+    "fresh_parse",
     "load_document",
     "parse_text",
+    "parsing_with",
     "unsaved_text",
     "unsaved_texts",
 ]
@@ -45,10 +48,37 @@ def format_for(name: str) -> Format:
     return "json5"
 
 
+@paused
 def parse_text(text: str, file: str, format: str = "json5") -> Document:
     """Parse a string; raises SourceError (LC001) at the first syntax error."""
     if format not in _FORMATS:
         raise ValueError(f"unknown input format {format!r} (expected one of {_FORMATS})")
+    parse = _PARSER.get()
+    if parse is not None:
+        return parse(text, file, format)
+    return fresh_parse(text, file, format)
+
+
+# A parser that stands in for `fresh_parse` within `parsing_with`: the LSP's, which reuses what
+# it parsed before (unchanged files, the unchanged values of an edited one). None: parse afresh.
+_PARSER: ContextVar[Callable[[str, str, str], Document] | None] = ContextVar(
+    "loopcfg_parser", default=None
+)
+
+
+@contextmanager
+def parsing_with(parse: Callable[[str, str, str], Document]) -> Iterator[None]:
+    """Within the block, `parse_text` (every file a load reads) calls `parse(text, file,
+    format)`, which must return what `fresh_parse` would or raise its SourceError."""
+    token = _PARSER.set(parse)
+    try:
+        yield
+    finally:
+        _PARSER.reset(token)
+
+
+def fresh_parse(text: str, file: str, format: str = "json5") -> Document:
+    """`parse_text` without a stand-in parser: the text parsed from its first character."""
     if format == "yaml":
         from loopcfg.source.yaml import parse_yaml
 

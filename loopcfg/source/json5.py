@@ -1,11 +1,12 @@
 """A small, fast JSON5 parser that keeps the position of every key, value and comment.
 
 One recursive-descent pass over the text, driven by compiled regexes matched at a position
-(whitespace, simple strings, numbers and words are each one `match`). Line/column pairs are
-only computed when a span is made, by bisecting into the precomputed line starts, so the cost
-is a few microseconds per node. The grammar is the JSON5 1.0.0 spec (https://spec.json5.org);
-where the python-json5 package differs from it we follow the spec (see docs/performance.md and
-tests/source/test_json5_oracle.py for the list).
+(whitespace, simple strings, numbers and words are each one `match`; the usual member, `name:
+scalar` with plain whitespace, and the usual `, ` separator are one match each, anything else
+goes the general way). Keys and values get a `Place` (offsets); the line/column `Span` is made
+only when someone reads `.span`, by bisecting into the file's line starts. The grammar is the
+JSON5 1.0.0 spec (https://spec.json5.org); where the python-json5 package differs from it we
+follow the spec (see docs/performance.md and tests/source/test_json5_oracle.py for the list).
 
 Errors stop the parse: `SourceError` with an LC001 diagnostic whose message says what was found
 and what was expected, at the offending token (a missing "," is reported where it belongs).
@@ -14,8 +15,8 @@ and what was expected, at the offending token (a missing "," is reported where i
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
 
+from loopcfg.collector import paused
 from loopcfg.diagnostics import Diagnostic, Related
 from loopcfg.source.errors import SourceError
 from loopcfg.source.nodes import (
@@ -28,6 +29,8 @@ from loopcfg.source.nodes import (
     Key,
     Node,
     ObjectNode,
+    Positions,
+    Scalar,
     ScalarNode,
     Span,
     decimal_integer,
@@ -41,7 +44,6 @@ MAX_DEPTH = 200
 # JSON5 WhiteSpace (TAB VT FF SP NBSP BOM and every Zs) and LineTerminator (LF CR LS PS).
 _WS_CHARS = "\t\n\v\f\r \xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
 _WS = re.compile(f"[{_WS_CHARS}]*")
-_LINE_BREAK = re.compile("\r\n|[\n\r\u2028\u2029]")
 _LINE_COMMENT = re.compile("//[^\n\r\u2028\u2029]*")
 
 # Strings without escapes (nearly all of them) are one match; the rest go through chunks.
@@ -58,6 +60,25 @@ _ASCII_WORD = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
 # An unquoted key as written: ASCII name characters, \uXXXX escapes, any non-ASCII character
 # that is not whitespace; checked against ID_Start/ID_Continue afterwards.
 _LOOSE_KEY = re.compile(f"(?:[A-Za-z0-9_$]|\\\\(?:u[0-9A-Fa-f]{{4}})?|[^\\x00-\\x7f{_WS_CHARS}])+")
+# The usual start of a member, `name: ` or `"name": ` with only plain whitespace around the
+# colon, and the usual scalar value after it (a string without escapes, true, false, null, an
+# integer of up to 15 digits, ending where a token must end): one match instead of a key token,
+# two skips, a colon check and a value. Anything else (a comment, other whitespace, an escape, a
+# non-ASCII key, a float, an object, an error) goes the general way from where the match stopped,
+# or from the key. ASCII whitespace only: the full class costs a millisecond to compile at start.
+_MEMBER = re.compile(
+    "(?:([A-Za-z_$][A-Za-z0-9_$]*)|\"([^\"\\\\\n\r]*)\"|'([^'\\\\\n\r]*)')"
+    "[ \t\n\r]*:[ \t\n\r]*"
+    "(?:(?:\"([^\"\\\\\n\r]*)\"|'([^'\\\\\n\r]*)'|(true|false|null|-?(?:0|[1-9][0-9]{0,14})))"
+    "(?=[ \t\n\r,}\\]/]|\\Z))?"
+)
+# The usual end of an item: whitespace, a comma, whitespace (comments go the general way).
+_COMMA = re.compile("[ \t\n\r]*,[ \t\n\r]*")
+# What may follow those plain-whitespace matches and still be skipped: a comment, or the rest of
+# JSON5's whitespace.
+_SKIP_AFTER_FAST = frozenset("/\v\f\xa0\u1680\u2028\u2029\u202f\u205f\u3000\ufeff") | {
+    chr(code) for code in range(0x2000, 0x200B)
+}
 _KEY_ESCAPE = re.compile(r"\\u([0-9A-Fa-f]{4})")
 _HEX2 = re.compile(r"[0-9A-Fa-f]{2}")
 _HEX4 = re.compile(r"[0-9A-Fa-f]{4}")
@@ -87,11 +108,12 @@ _VALUE_STARTS = frozenset("{[\"'0123456789+-.")
 _CLOSERS = {"object": "}", "array": "]"}
 
 
+@paused
 def parse_json5(text: str, file: str, format: Format = "json5") -> Document:
     """Parse JSON5 (or plain JSON) text into a Document; raises SourceError (LC001)."""
     parser = _Parser(text, file)
     root = parser.document()
-    return Document(file, text, root, parser.comments, format)
+    return Document(file, text, root, parser.comments, format, duplicate_keys=parser.duplicate_keys)
 
 
 def _is_key_char(char: str, first: bool) -> bool:
@@ -113,7 +135,7 @@ def _quote(token: str) -> str:
 
 
 class _Parser:
-    __slots__ = ("comments", "end", "file", "line_starts", "open", "start", "text")
+    __slots__ = ("comments", "duplicate_keys", "end", "file", "open", "positions", "start", "text")
 
     def __init__(self, text: str, file: str) -> None:
         self.text = text
@@ -121,22 +143,17 @@ class _Parser:
         # A leading BOM is not part of the document: positions start after it.
         self.start = 1 if text.startswith("\ufeff") else 0
         self.end = len(text)
-        self.line_starts = [self.start]
-        self.line_starts.extend(match.end() for match in _LINE_BREAK.finditer(text, self.start))
+        # Keys and values get a Place; their Span is made only when someone reads it.
+        self.positions = Positions(file, text, self.start)
         self.comments: list[Comment] = []
+        self.duplicate_keys = False  # an object wrote a key twice (LC107 then looks for it)
         # The containers being parsed, innermost last: (kind, position of the bracket).
         self.open: list[tuple[str, int]] = []
 
     # -- positions -----------------------------------------------------------------------
 
     def span(self, start: int, end: int) -> Span:
-        starts = self.line_starts
-        line = bisect_right(starts, start)
-        column = start - starts[line - 1] + 1
-        if line == len(starts) or end < starts[line]:
-            return Span(self.file, line, column, line, end - starts[line - 1] + 1)
-        end_line = bisect_right(starts, end, line)
-        return Span(self.file, line, column, end_line, end - starts[end_line - 1] + 1)
+        return self.positions.span(start, end)
 
     def where(self, position: int) -> str:
         span = self.span(position, position)
@@ -240,14 +257,20 @@ class _Parser:
         if char == "[":
             return self.array(position, path, depth + 1)
         if char == '"' or char == "'":
+            simple = _SIMPLE_STRING[char].match(text, position)  # no escapes: one match
+            if simple is not None:
+                end = simple.end()
+                return ScalarNode(
+                    simple.group(1), (self.positions, position, end), path, text[position:end]
+                ), end
             value, end = self.string(position)
-            return ScalarNode(value, self.span(position, end), path, text[position:end]), end
+            return ScalarNode(value, (self.positions, position, end), path, text[position:end]), end
         if char in _VALUE_STARTS and char:
             return self.number(position, path)
         word = _ASCII_WORD.match(text, position)
         if word is not None and word.group() in _WORDS and not self.continues_word(word.end()):
             raw, end = word.group(), word.end()
-            return ScalarNode(_WORDS[raw], self.span(position, end), path, raw), end
+            return ScalarNode(_WORDS[raw], (self.positions, position, end), path, raw), end
         raise self.not_a_value(position)
 
     def continues_word(self, position: int) -> bool:
@@ -291,7 +314,7 @@ class _Parser:
             value = float(raw)
         else:
             value = decimal_integer(raw)
-        return ScalarNode(value, self.span(position, end), path, raw), end
+        return ScalarNode(value, (self.positions, position, end), path, raw), end
 
     def string(self, position: int) -> tuple[str, int]:
         """The decoded string whose opening quote is at `position`, and the end of its token."""
@@ -381,11 +404,16 @@ class _Parser:
 
     def after_item(self, kind: str, end_of_item: int, opened: int) -> tuple[bool, int]:
         """After an item: (True, next item) on ",", (False, past the closer) on the closer."""
-        position = self.skip(end_of_item)
         text = self.text
+        position = _WS.match(text, end_of_item).end()  # type: ignore[union-attr]
+        if text.startswith("/", position):
+            position = self.skip(position)
         char = text[position : position + 1]
         if char == ",":
-            return True, self.skip(position + 1)
+            position = _WS.match(text, position + 1).end()  # type: ignore[union-attr]
+            if text.startswith("/", position):
+                position = self.skip(position)
+            return True, position
         closer = _CLOSERS[kind]
         if char == closer:
             return False, position + 1
@@ -406,53 +434,121 @@ class _Parser:
         self.enter("object", opened, depth)
         text = self.text
         entries: list[Entry] = []
+        # Each object's index by name (the last entry wins), made here rather than on its
+        # first look-up: it also tells whether a key was written twice.
+        index: dict[str, Entry] = {}
         position = self.skip(opened + 1)
         more = True
         while more:
             if text.startswith("}", position):
                 position += 1
                 break
-            key, position = self.key(position)
-            position = self.skip(position)
-            if not text.startswith(":", position):
-                if position >= self.end:
-                    raise self.unexpected_end()
-                raise self.fail(
-                    f'expected ":" after key {_quote(key.name)}, found {self.found(position)}',
-                    position,
-                    self.token_end(position),
+            member = _MEMBER.match(text, position)
+            if member is not None:
+                identifier, double, single, double_value, single_value, word = member.groups()
+                if identifier is not None:
+                    name, key_end = identifier, position + len(identifier)
+                else:  # no escapes: the token is the name in its quotes
+                    name = double if double is not None else single
+                    key_end = position + len(name) + 2
+                key = Key(name, (self.positions, position, key_end))
+                position = member.end()
+                scalar = self.member_scalar(
+                    position, (*path, name), double_value, single_value, word
                 )
-            position = self.skip(position + 1)
+                if scalar is not None:
+                    entry = Entry(key, scalar)
+                    entries.append(entry)
+                    index[name] = entry
+                    comma = _COMMA.match(text, position)
+                    if comma is not None:
+                        position = comma.end()
+                        if text[position : position + 1] in _SKIP_AFTER_FAST:
+                            position = self.skip(position)
+                        continue
+                    more, position = self.after_item("object", position, opened)
+                    continue
+                if text[position : position + 1] in _SKIP_AFTER_FAST:
+                    position = self.skip(position)
+            else:
+                key, position = self.key(position)
+                position = self.skip(position)
+                if not text.startswith(":", position):
+                    if position >= self.end:
+                        raise self.unexpected_end()
+                    raise self.fail(
+                        f'expected ":" after key {_quote(key.name)}, found {self.found(position)}',
+                        position,
+                        self.token_end(position),
+                    )
+                position = self.skip(position + 1)
             value, position = self.value(position, (*path, key.name), depth)
-            entries.append(Entry(key, value))
+            entry = Entry(key, value)
+            entries.append(entry)
+            index[key.name] = entry
+            comma = _COMMA.match(text, position)
+            if comma is not None:
+                position = comma.end()
+                if text[position : position + 1] in _SKIP_AFTER_FAST:
+                    position = self.skip(position)
+                continue
             more, position = self.after_item("object", position, opened)
         self.open.pop()
-        return ObjectNode(entries, self.span(opened, position), path), position
+        if len(index) != len(entries):
+            self.duplicate_keys = True
+        return ObjectNode(entries, (self.positions, opened, position), path, index), position
+
+    def member_scalar(
+        self,
+        end: int,
+        path: DocPath,
+        double: str | None,
+        single: str | None,
+        word: str | None,
+    ) -> ScalarNode | None:
+        """The scalar `_MEMBER` matched, ending at `end` (None when it matched none): the node
+        `value` would have made of the same token."""
+        if word is not None:
+            start = end - len(word)
+            scalar: Scalar = _WORDS[word] if word in _WORDS else int(word)
+            return ScalarNode(scalar, (self.positions, start, end), path, word)
+        string = double if double is not None else single
+        if string is None:
+            return None
+        start = end - len(string) - 2
+        return ScalarNode(string, (self.positions, start, end), path, self.text[start:end])
 
     def array(self, opened: int, path: DocPath, depth: int) -> tuple[Node, int]:
         self.enter("array", opened, depth)
+        text = self.text
         items: list[Node] = []
         position = self.skip(opened + 1)
         more = True
         while more:
-            if self.text.startswith("]", position):
+            if text.startswith("]", position):
                 position += 1
                 break
             item, position = self.value(position, (*path, len(items)), depth)
             items.append(item)
+            comma = _COMMA.match(text, position)
+            if comma is not None:
+                position = comma.end()
+                if text[position : position + 1] in _SKIP_AFTER_FAST:
+                    position = self.skip(position)
+                continue
             more, position = self.after_item("array", position, opened)
         self.open.pop()
-        return ArrayNode(items, self.span(opened, position), path), position
+        return ArrayNode(items, (self.positions, opened, position), path), position
 
     def key(self, position: int) -> tuple[Key, int]:
         text = self.text
         char = text[position : position + 1]
         if char == '"' or char == "'":
             name, end = self.string(position)
-            return Key(name, self.span(position, end)), end
+            return Key(name, (self.positions, position, end)), end
         word = _ASCII_WORD.match(text, position)
         if word is not None and not self.continues_key(word.end()):
-            return Key(word.group(), self.span(position, word.end())), word.end()
+            return Key(word.group(), (self.positions, position, word.end())), word.end()
         loose = _LOOSE_KEY.match(text, position)
         if loose is None or char.isdigit():
             if position >= self.end:
@@ -462,9 +558,9 @@ class _Parser:
                 position,
                 self.token_end(position),
             )
-        return Key(self.identifier(position, loose.end()), self.span(position, loose.end())), (
-            loose.end()
-        )
+        return Key(
+            self.identifier(position, loose.end()), (self.positions, position, loose.end())
+        ), (loose.end())
 
     def continues_key(self, position: int) -> bool:
         char = self.text[position : position + 1]

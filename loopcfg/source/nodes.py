@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import re
+from bisect import bisect_right
 from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
@@ -43,34 +44,102 @@ class Span:
         return (self.line, self.column)
 
 
-class Key:
+class Positions:
+    """Where the lines of one parsed text start, to turn offsets into `Span`s when asked.
+
+    A parser gives each token a `Place` (this table and the token's offsets) instead of a
+    `Span`: making a Span for each of the 100,000 tokens of a large config was half of the
+    parse, and most of them are never read. Line starts are computed on the first Span.
+    """
+
+    __slots__ = ("_starts", "file", "origin", "text")
+    file: str
+    text: str
+    origin: int  # offset of line 1, column 1 (after a leading BOM)
+    _starts: list[int] | None
+
+    def __init__(self, file: str, text: str, origin: int = 0) -> None:
+        self.file = file
+        self.text = text
+        self.origin = origin
+        self._starts = None
+
+    def line_starts(self) -> list[int]:
+        starts = self._starts
+        if starts is None:
+            starts = [self.origin]
+            starts.extend(match.end() for match in _LINE_BREAKS.finditer(self.text, self.origin))
+            self._starts = starts
+        return starts
+
+    def span(self, start: int, end: int) -> Span:
+        """The Span of the text from offset `start` to `end` (exclusive)."""
+        starts = self.line_starts()
+        line = bisect_right(starts, start)
+        column = start - starts[line - 1] + 1
+        if line == len(starts) or end < starts[line]:
+            return Span(self.file, line, column, line, end - starts[line - 1] + 1)
+        end_line = bisect_right(starts, end, line)
+        return Span(self.file, line, column, end_line, end - starts[end_line - 1] + 1)
+
+
+# A token's place before its Span is asked for: (the file's table, start offset, end offset).
+Place: TypeAlias = tuple[Positions, int, int]
+
+
+class _Located:
+    """A key or node with a `span`: a Span given when built, or made from its Place on the
+    first read (and kept). `place` is what a copy of the node passes on, unresolved."""
+
+    __slots__ = ("_span",)
+    _span: Span | Place | None
+
+    @property
+    def span(self) -> Span | None:
+        found = self._span
+        if type(found) is tuple:
+            positions, start, end = found
+            made = self._span = positions.span(start, end)
+            return made
+        return found  # type: ignore[return-value]
+
+    @span.setter
+    def span(self, span: Span | None) -> None:
+        self._span = span
+
+    @property
+    def place(self) -> Span | Place | None:
+        return self._span
+
+
+class Key(_Located):
     """An object key as written: its decoded name and the span of the key token."""
 
-    __slots__ = __match_args__ = ("name", "span")
+    __slots__ = ("name",)
+    __match_args__ = ("name", "span")
     name: str
-    span: Span | None
 
-    def __init__(self, name: str, span: Span | None) -> None:
+    def __init__(self, name: str, span: Span | Place | None) -> None:
         self.name = name
-        self.span = span
+        self._span = span
 
     def __repr__(self) -> str:
         return _repr(self, self.__match_args__)
 
 
-class ScalarNode:
-    __slots__ = __match_args__ = ("value", "span", "path", "raw")
+class ScalarNode(_Located):
+    __slots__ = ("path", "raw", "value")
+    __match_args__ = ("value", "span", "path", "raw")
     value: Scalar
-    span: Span | None
     path: DocPath
     # The token as written (`0x1F`, `.5`, `'a'`), for messages; None when built from Python.
     raw: str | None
 
     def __init__(
-        self, value: Scalar, span: Span | None, path: DocPath = (), raw: str | None = None
+        self, value: Scalar, span: Span | Place | None, path: DocPath = (), raw: str | None = None
     ) -> None:
         self.value = value
-        self.span = span
+        self._span = span
         self.path = path
         self.raw = raw
 
@@ -78,15 +147,15 @@ class ScalarNode:
         return _repr(self, self.__match_args__)
 
 
-class ArrayNode:
-    __slots__ = __match_args__ = ("items", "span", "path")
+class ArrayNode(_Located):
+    __slots__ = ("items", "path")
+    __match_args__ = ("items", "span", "path")
     items: list[Node]
-    span: Span | None
     path: DocPath
 
-    def __init__(self, items: list[Node], span: Span | None, path: DocPath = ()) -> None:
+    def __init__(self, items: list[Node], span: Span | Place | None, path: DocPath = ()) -> None:
         self.items = items
-        self.span = span
+        self._span = span
         self.path = path
 
     def __repr__(self) -> str:
@@ -106,24 +175,24 @@ class Entry:
         return _repr(self, self.__match_args__)
 
 
-class ObjectNode:
+class ObjectNode(_Located):
     """An object with its entries in source order, duplicates included (the last one wins)."""
 
-    __slots__ = __match_args__ = ("entries", "span", "path", "_index")
+    __slots__ = ("_index", "entries", "path")
+    __match_args__ = ("entries", "span", "path", "_index")
     entries: list[Entry]
-    span: Span | None
     path: DocPath
     _index: dict[str, Entry] | None
 
     def __init__(
         self,
         entries: list[Entry],
-        span: Span | None,
+        span: Span | Place | None,
         path: DocPath = (),
         _index: dict[str, Entry] | None = None,
     ) -> None:
         self.entries = entries
-        self.span = span
+        self._span = span
         self.path = path
         self._index = _index
 
@@ -137,10 +206,12 @@ class ObjectNode:
 
     def entry(self, name: str) -> Entry | None:
         """The winning entry for `name` (the last one written), or None."""
-        return self._lookup().get(name)
+        index = self._index
+        return (self._lookup() if index is None else index).get(name)
 
     def get(self, name: str) -> Node | None:
-        found = self._lookup().get(name)
+        index = self._index
+        found = (self._lookup() if index is None else index).get(name)
         return None if found is None else found.value
 
     def __contains__(self, name: object) -> bool:
@@ -187,13 +258,17 @@ Format: TypeAlias = Literal["json5", "json", "yaml"]
 class Document:
     """One parsed file: its tree, its comments and its text (for source lines under carets)."""
 
-    __slots__ = __match_args__ = ("file", "text", "root", "comments", "format", "_lines")
+    __match_args__ = ("file", "text", "root", "comments", "format", "_lines")
+    __slots__ = (*__match_args__, "duplicate_keys")
     file: str
     text: str
     root: Node
     comments: list[Comment]
     format: Format
     _lines: list[str] | None
+    # Whether an object of the file writes a key twice (LC107), as the parser saw it while it
+    # indexed each object; None when the parser does not say (the file is searched then).
+    duplicate_keys: bool | None
 
     def __init__(
         self,
@@ -203,6 +278,8 @@ class Document:
         comments: list[Comment],
         format: Format,
         _lines: list[str] | None = None,
+        *,
+        duplicate_keys: bool | None = None,
     ) -> None:
         self.file = file
         self.text = text
@@ -210,6 +287,7 @@ class Document:
         self.comments = comments
         self.format = format
         self._lines = _lines
+        self.duplicate_keys = duplicate_keys
 
     def __repr__(self) -> str:
         return _repr(self, ("file", "text", "root", "comments", "format"))
@@ -255,16 +333,36 @@ def split_lines(text: str) -> list[str]:
 
 def format_path(path: DocPath) -> str:
     """`("agents", "list", 2, "id")` -> `agents.list[2].id`; odd keys are quoted: `a["b c"]`."""
+    if not path:
+        return ""
+    segments = _SEGMENTS
     out: list[str] = []
     for part in path:
-        if isinstance(part, int):
-            out.append(f"[{part}]")
-        elif _IDENTIFIER.match(part):
-            out.append(f".{part}" if out else part)
-        else:
-            quoted = part.replace("\\", "\\\\").replace('"', '\\"')
-            out.append(f'["{quoted}"]')
+        segment = segments.get(part)
+        if segment is None:
+            segment = _segment(part)
+            if len(segments) < _MAX_SEGMENTS:
+                segments[part] = segment
+        out.append(segment)
+    if out[0][0] == ".":
+        out[0] = out[0][1:]
     return "".join(out)
+
+
+def _segment(part: PathPart) -> str:
+    """One part as it follows another: `.name`, `[2]`, `["odd key"]`."""
+    if isinstance(part, int):
+        return f"[{part}]"
+    if _IDENTIFIER.match(part):
+        return f".{part}"
+    quoted = part.replace("\\", "\\\\").replace('"', '\\"')
+    return f'["{quoted}"]'
+
+
+# Each part's segment, made once: a 4,000-agent config formats some 50,000 paths from a few
+# thousand distinct parts (keys and indices). Bounded, for a long-running language server.
+_SEGMENTS: dict[PathPart, str] = {}
+_MAX_SEGMENTS = 100_000
 
 
 def to_python(node: Node) -> object:

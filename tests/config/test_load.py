@@ -60,3 +60,67 @@ def test_unparsed_top_file_keeps_its_text_read_once(tmp_path: Path) -> None:
     assert from_stdin.unparsed_text == "{a: \ufffd}"  # not UTF-8: shown with replacements
     assert load_config(str(tmp_path / "missing.json5"), env={}).unparsed_text is None
     assert load_config(str(tmp_path), env={}).unparsed_text is None  # a directory: LC000
+
+
+def _paths(node: object) -> list[tuple[object, ...]]:
+    from loopcfg.source.nodes import ArrayNode, ObjectNode
+
+    assert isinstance(node, ObjectNode | ArrayNode) or hasattr(node, "value")
+    found = [node.path]  # type: ignore[attr-defined]
+    if isinstance(node, ObjectNode):
+        for entry in node.entries:
+            found += _paths(entry.value)
+    elif isinstance(node, ArrayNode):
+        for item in node.items:
+            found += _paths(item)
+    return found
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "{ tools: { loopDetection: { enabled: true } }, agents: { list: [{ id: 'a' }] } }",
+        "tools:\n  loopDetection:\n    enabled: true\nagents:\n  list:\n    - id: a\n",
+    ],
+)
+def test_a_file_without_dollar_is_loaded_as_parsed(write: Write, text: str) -> None:
+    """Nothing to include or substitute: the parsed tree is the loaded one, with the paths
+    a copy would have been given."""
+    from loopcfg.config import set_paths
+    from loopcfg.includes import IncludeResolver
+
+    name = "openclaw.yaml" if text.startswith("tools:") else "openclaw.json5"
+    loaded = load_config(write(name, text), env={})
+    assert loaded.document is not None and loaded.root is loaded.document.root
+    copy = IncludeResolver(Path(name), name, {}, []).resolve_top(loaded.root)
+    set_paths(copy)
+    assert _paths(loaded.root) == _paths(copy)
+    assert to_python(loaded.root) == to_python(copy)
+
+
+@pytest.mark.parametrize(
+    "key", ["$include", "\\u0024include", "'\\u0024include'", '"\\x24include"', "'\\X24include'"]
+)
+def test_an_escaped_dollar_still_includes_and_substitutes(write: Write, key: str) -> None:
+    """An unquoted key with a \\u escape, quoted keys with \\u and \\x escapes: each spells
+    `$include` without a literal "$" (a \\X that JSON5 reads as X is merely copied)."""
+    write("ld.json5", "{ enabled: true }")
+    text = f'{{ tools: {{ loopDetection: {{ {key}: "ld.json5" }} }}, a: 1 }}'
+    loaded = load_config(write("openclaw.json5", text), env={})
+    assert loaded.document is not None and loaded.root is not loaded.document.root
+    block = {"enabled": True} if key != "'\\X24include'" else {"X24include": "ld.json5"}
+    assert to_python(loaded.root) == {"tools": {"loopDetection": block}, "a": 1}  # type: ignore[arg-type]
+
+
+def test_an_escaped_dollar_still_substitutes(write: Write) -> None:
+    text = '{ agents: { list: [{ id: "\\u0024{A}" }] } }'
+    loaded = load_config(write("openclaw.json5", text), env={"A": "main"})
+    assert to_python(loaded.root) == {"agents": {"list": [{"id": "main"}]}}  # type: ignore[arg-type]
+
+
+def test_yaml_escapes_of_dollar_are_noticed(write: Write) -> None:
+    write("ld.json5", "{ enabled: true }")
+    text = 'tools:\n  loopDetection:\n    "\\U00000024include": ld.json5\n'
+    loaded = load_config(write("openclaw.yaml", text), env={})
+    assert loaded.diagnostics == []
+    assert to_python(loaded.root) == {"tools": {"loopDetection": {"enabled": True}}}  # type: ignore[arg-type]

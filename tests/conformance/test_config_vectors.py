@@ -1,6 +1,6 @@
 """The config conformance vectors: complete, in step with their generator, and saying what
 08-releases.md §8.2 quotes from the real releases. (Whether loopcfg agrees with them is
-`conformance/compare_config.py` until loopcfg speaks each release.)"""
+test_config_agreement.py.)"""
 
 from __future__ import annotations
 

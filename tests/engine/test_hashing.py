@@ -436,6 +436,38 @@ def test_orjson_stdlib_and_the_slow_path_agree_on_what_the_fast_path_admits(valu
     assert hashing._fast_utf8(value) == slow
 
 
+@settings(max_examples=400)
+@given(admitted, st.integers(0, 12), st.integers(1, 5))
+def test_large_values_rendered_in_pieces_equal_the_slow_path(
+    value: Any, max_chars: int, chunk: int
+) -> None:
+    """A value past _ORJSON_MAX_CHARS characters is rendered in pieces (containers by hand, long
+    strings a chunk at a time) and hashed as the pieces come: with tiny limits, so that every
+    generated value takes that path, the text and the digest are the slow path's."""
+    from loopcfg import hashing
+
+    slow = canonical_slow(value).encode("utf-8")
+    originals = hashing._ORJSON_MAX_CHARS, hashing._CHUNK_CHARS
+    try:
+        hashing._ORJSON_MAX_CHARS, hashing._CHUNK_CHARS = max_chars, chunk
+        assert hashing._fast_utf8(value) == slow
+        assert hashing._fast_digest(value) == hashlib.sha256(slow).hexdigest()
+    finally:
+        hashing._ORJSON_MAX_CHARS, hashing._CHUNK_CHARS = originals
+
+
+def test_a_long_string_is_quoted_in_chunks_without_splitting_an_escape() -> None:
+    """Escapes, non-ASCII and astral characters on every chunk boundary."""
+    from loopcfg import hashing
+
+    text = ('"\\\n\u0001é😀\u2028xy' * 5_000) + "end"
+    value = {"details": {"aggregated": text, "n": [text, 1, None]}, "text": text}
+    assert len(text) > hashing._ORJSON_MAX_CHARS
+    expected = canonical_slow(value)
+    assert digest(value) == digest_text(expected)
+    assert canonical_json(value) == expected
+
+
 # Outcomes of every rule of 04 §4.4, with the fields each rule reads present, absent or odd.
 _any = st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.floats(-2, 2), bmp_text)
 _details = st.fixed_dictionaries(

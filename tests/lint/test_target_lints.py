@@ -62,4 +62,6 @@ def test_agents_entries_blocks_get_their_env_vars_substituted(tmp_path: Path) ->
         '{meta: {lastTouchedVersion: "2026.9.6"}, agents: {entries: {main: '
         '{tools: {loopDetection: {enabled: "${UNSET_FOR_TEST}"}}}}}}'
     )
-    assert codes(tmp_path, keyed) == ["LC112"]
+    # Substituted, and found missing (LC112); 2026.9.6 then rejects the "${UNSET_FOR_TEST}"
+    # left in `enabled`, as recorded (tests/conformance vector `env.enabled.unset`): LC002.
+    assert codes(tmp_path, keyed) == ["LC002", "LC112"]

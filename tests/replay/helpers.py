@@ -48,6 +48,11 @@ class FakeVerdict:
     emitted: bool = True
 
 
+@dataclass
+class FakeHandle:
+    verdict: FakeVerdict
+
+
 class FakeAbort(Exception):
     code = "compaction_loop_persisted"
 
@@ -76,6 +81,15 @@ class ScriptedSession:
         self, tool: str, args: Any, *, run_id: str | None = None, call_id: str | None = None
     ) -> None:
         self.log.append(("call", tool, run_id, call_id))
+
+    def before_call(
+        self, tool: str, args: Any, *, run_id: str | None = None, call_id: str | None = None
+    ) -> FakeHandle:
+        """The engine's two steps in one, logged as the two."""
+        verdict = self.check(tool, args, run_id=run_id)
+        if verdict.level != "critical":
+            self.record_call(tool, args, run_id=run_id, call_id=call_id)
+        return FakeHandle(verdict)
 
     def record_outcome(
         self,

@@ -253,3 +253,52 @@ def test_malformed_lines_point_at_the_column() -> None:
     assert [p.render() for p in transcript if isinstance(p, Malformed)] == [
         "f:2:9: LC001 error: not a JSON line: Expecting property name enclosed in double quotes"
     ]
+
+
+# Lines as they come: JSON of any shape with any spacing, and the bytes that make the readers
+# take their careful path (a byte order mark, comments, Python-only whitespace, NaN, lone
+# surrogate escapes, numbers past 64 bits, bytes that are not UTF-8, a second value).
+_json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=12,
+)
+_odd_bytes = st.sampled_from(
+    [b"", b" ", b"\t", b"\r\n", b"\n", b"\xef\xbb\xbf", b"//", b"\x1c", b"\xc2\xa0", b"NaN",
+     b'"\\ud800"', b"18446744073709551616", b"\xff", b"{}", b"1e400", b"-0", b","]
+)  # fmt: skip
+
+
+def _typed(value: object) -> object:
+    """The value with every leaf's type, so 1, 1.0 and True differ."""
+    if isinstance(value, dict):
+        return {key: _typed(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_typed(item) for item in value]
+    return (type(value).__name__, repr(value))
+
+
+@given(_json_values, st.lists(_odd_bytes, max_size=3), st.lists(_odd_bytes, max_size=3))
+def test_a_line_parsed_as_it_is_has_the_value_the_careful_path_gives(
+    value: object, before: list[bytes], after: list[bytes]
+) -> None:
+    """`quick_loads` (orjson on the line's bytes) is taken only where it gives what decoding,
+    stripping and `loads` give; anything else goes the careful way (UNPARSED)."""
+    import json
+
+    from loopcfg.replay.lines import UNPARSED, loads, quick_loads
+
+    plain = json.dumps(value).encode()
+    if len(plain) <= 1000:  # plain JSON lines take the quick path (orjson takes any JSON number
+        # json.dumps writes, though it reads integers past 64 bits as floats, as `loads` does)
+        assert quick_loads(plain) is not UNPARSED
+    raw = b"".join(before) + plain + b"".join(after)
+    quick = quick_loads(raw)
+    if quick is UNPARSED:
+        return
+    careful = loads(raw.decode("utf-8").strip())
+    assert _typed(quick) == _typed(careful)

@@ -194,3 +194,28 @@ def test_key_order_in_the_file_never_matters(
     assert _comparable(from_file) == _comparable(from_dict) == _comparable(from_path)
     written = [s for s in from_file.sources.values() if s.origin in ("global", "agent")]
     assert all(s.file == str(path) and s.line and s.column for s in written)
+
+
+@settings(max_examples=40)
+@given(
+    configs(),
+    st.one_of(st.none(), AGENT_IDS),
+    st.randoms(use_true_random=False),
+    st.sampled_from([None, "2026.6.5", "2026.9.6"]),
+)
+def test_one_agent_alone_is_that_agent_of_the_whole_resolution(
+    case: Any, wanted: str | None, rng: random.Random, openclaw: str | None
+) -> None:
+    """`resolve_one` (resolve --agent, resolve_agent) merges only the agent asked for; it gives
+    exactly what resolving every scope gives for it, positions and adjustments included."""
+    from loopcfg.releases import choose_target
+    from loopcfg.resolve import agent_settings, resolve_config, resolve_one
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "openclaw.json5"
+        path.write_text(_json5(case[0], rng) + "\n", encoding="utf-8")
+        loaded = load_config(str(path))
+    target = choose_target(openclaw, None)
+    alone = resolve_one(loaded.root, wanted, target)
+    assert alone == agent_settings(resolve_config(loaded.root, target), wanted)
+    assert alone.sources == agent_settings(resolve_config(loaded.root, target), wanted).sources

@@ -88,3 +88,58 @@ def test_match_args_follow_the_constructors() -> None:
     match Span("f", 1, 2, 3, 4):
         case Span(file, line, column, end_line, end_column):
             assert (file, line, column, end_line, end_column) == ("f", 1, 2, 3, 4)
+
+
+def test_a_place_becomes_the_span_an_eager_parse_gave() -> None:
+    """Keys and values made by the parser carry a Place; the Span made from it on the first
+    read is the one `Positions.span` gives, kept, and passed on by `place` unresolved."""
+    from loopcfg.source.nodes import Positions
+
+    text = "\ufeff{\n  a: [1,\r\n 'x'],\u2028b: 2 }"
+    positions = Positions("f", text, 1)
+    node = ScalarNode("x", (positions, 14, 17), ("a", 1), "'x'")
+    assert node.place == (positions, 14, 17)
+    assert node.span == Span("f", 3, 2, 3, 5)
+    assert node.span is node.span and node.place is node.span
+    spanning = ArrayNode([node], (positions, 8, 18), ("a",))
+    assert spanning.span == Span("f", 2, 6, 3, 6)
+    copy_ = ArrayNode(spanning.items, spanning.place)
+    assert copy_.span == spanning.span
+    key = Key("b", (positions, 20, 21))
+    assert key.span == Span("f", 4, 1, 4, 2)
+    key.span = None
+    assert key.span is None and key.place is None
+    match node:
+        case ScalarNode(value, span, path, raw):
+            assert (value, span, path, raw) == ("x", Span("f", 3, 2, 3, 5), ("a", 1), "'x'")
+
+
+def test_parsed_spans_are_the_places_of_the_tokens() -> None:
+    from loopcfg.source.json5 import parse_json5
+
+    document = parse_json5("{\n  a: [1, 'x'],\n}", "f.json5")
+    root = document.root
+    assert isinstance(root, ObjectNode)
+    entry = root.entries[0]
+    assert entry.key.span == Span("f.json5", 2, 3, 2, 4)
+    assert entry.value.span == Span("f.json5", 2, 6, 2, 14)
+    assert isinstance(entry.value, ArrayNode)
+    assert [item.span for item in entry.value.items] == [
+        Span("f.json5", 2, 7, 2, 8),
+        Span("f.json5", 2, 10, 2, 13),
+    ]
+    assert root.span == Span("f.json5", 1, 1, 3, 2)
+
+
+def test_the_parser_indexes_each_object_and_says_whether_a_key_repeats() -> None:
+    from loopcfg.source.json5 import parse_json5
+
+    clean = parse_json5("{a: {b: 1, c: 2}, d: [{e: 1}]}", "f.json5")
+    assert clean.duplicate_keys is False
+    twice = parse_json5("{a: {b: 1, c: 2, b: 3}, d: 1}", "f.json5")
+    assert twice.duplicate_keys is True
+    inner = twice.root.get("a")  # type: ignore[union-attr]
+    assert isinstance(inner, ObjectNode)
+    assert inner.get("b").value == 3  # type: ignore[union-attr]  # the last one wins
+    assert [(a.value.value, b.value.value) for a, b in inner.duplicates()] == [(1, 3)]  # type: ignore[union-attr]
+    assert Document("f", "{}", ObjectNode([], None), [], "json5").duplicate_keys is None

@@ -1,0 +1,338 @@
+"""Parsing for the editor without starting over: what did not change is not parsed again.
+
+The language server re-checks a config on every change. Most of a check's parse is of text the
+change did not touch, so `ParseCache` keeps the last document of each file and:
+
+- returns it as it is when the file's text is unchanged (an included file while the config
+  that includes it is typed in, the config while its include is edited, a save);
+- after an edit of a JSON5/JSON file, parses again only the innermost value that holds the
+  whole edit and after which its line holds nothing but a comma (so that nothing else moves
+  sideways), with the text before it blanked so that the parser reports the value's real
+  positions, and puts it into a copy of the old tree's path to it. The values before it are
+  the old document's own; those after it are too, or, when the edit added or removed lines,
+  copies moved down or up by as many lines.
+
+Anything else (YAML, an edit outside every value but the root, a value that does not parse
+alone) is parsed from the start, as `loopcfg validate` parses it. Either way the document
+equals `fresh_parse` of the new text (tests/lsp/test_incremental.py checks that over generated
+edits), so the diagnostics are `validate`'s.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from collections import OrderedDict
+
+from loopcfg.source import SourceError, fresh_parse
+from loopcfg.source.json5 import MAX_DEPTH
+from loopcfg.source.nodes import (
+    ArrayNode,
+    Comment,
+    DocPath,
+    Document,
+    Entry,
+    Key,
+    Node,
+    ObjectNode,
+    ScalarNode,
+    Span,
+)
+
+_LINE_BREAK = re.compile("[\n\r\u2028\u2029]")
+_NOT_LINE_BREAKS = re.compile("[^\n\r\u2028\u2029]+")
+# What may follow the re-parsed value on its last line: a comma, spaces. Anything else there
+# (a closing bracket, a sibling, a comment) would move with the edit, so a wider value is taken.
+_PLAIN_TAIL = re.compile("[ \t]*,?[ \t]*")
+_KEPT_FILES = 64  # documents remembered (open buffers and the files they include)
+
+
+class ParseCache:
+    """The last parsed document of each file, reused and patched for the next text.
+
+    One per server; not thread-safe (the server runs one check at a time)."""
+
+    def __init__(self) -> None:
+        self.documents: OrderedDict[tuple[str, str], Document] = OrderedDict()
+        self.reparsed = 0  # edits parsed only around the change (for tests and the bench)
+        self.reused = 0  # texts found unchanged
+
+    def parse(self, text: str, file: str, format: str) -> Document:
+        """What `fresh_parse(text, file, format)` returns (or raises)."""
+        key = (file, format)
+        old = self.documents.get(key)
+        document: Document | None = None
+        if old is not None and old.text == text:
+            self.reused += 1
+            document = old
+        elif old is not None and format != "yaml":
+            document = reparse(old, text)
+            self.reparsed += document is not None
+        if document is None:
+            document = fresh_parse(text, file, format)
+        self.documents[key] = document
+        self.documents.move_to_end(key)
+        while len(self.documents) > _KEPT_FILES:
+            self.documents.popitem(last=False)
+        return document
+
+
+# -- where the edit is ----------------------------------------------------------------------------
+
+
+def _common_prefix(old: str, new: str) -> int:
+    """The length of the longest common prefix (binary search on slices: C-speed compares)."""
+    low, high = 0, min(len(old), len(new))
+    while low < high:
+        middle = (low + high + 1) // 2
+        if old[:middle] == new[:middle]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def _common_suffix(old: str, new: str, limit: int) -> int:
+    """The length of the longest common suffix, at most `limit`."""
+    low, high = 0, limit
+    while low < high:
+        middle = (low + high + 1) // 2
+        if old[len(old) - middle :] == new[len(new) - middle :]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+class _Edit:
+    """Where two texts differ: offsets of the change in each, and in the old text the (line,
+    column) of its first character and of the character after it (1-based, as spans count)."""
+
+    __slots__ = ("delta", "first", "last", "lines", "new_end", "old_end", "start")
+
+    def __init__(self, old: str, new: str, line_starts: list[int]) -> None:
+        self.start = _common_prefix(old, new)
+        suffix = _common_suffix(old, new, min(len(old), len(new)) - self.start)
+        self.old_end = len(old) - suffix
+        self.new_end = len(new) - suffix
+        self.delta = len(new) - len(old)
+        self.first = _position(line_starts, self.start)
+        self.last = _position(line_starts, self.old_end)
+        # Lines added (or removed, below zero): everything after the edit moves by as many.
+        added = len(_LINE_BREAK_TOKEN.findall(new, self.start, self.new_end))
+        self.lines = added - len(_LINE_BREAK_TOKEN.findall(old, self.start, self.old_end))
+
+    def splits_a_line_break(self, old: str, new: str) -> bool:
+        """True when the change starts or ends between a "\r" and its "\n" (one line break
+        would become two, or two one, in a way counting the changed text alone misses)."""
+        return any(
+            text[offset - 1 : offset + 1] == "\r\n"
+            for text, offset in (
+                (old, self.start),
+                (old, self.old_end),
+                (new, self.start),
+                (new, self.new_end),
+            )
+        )
+
+
+def _position(line_starts: list[int], offset: int) -> tuple[int, int]:
+    line = bisect_right(line_starts, offset)
+    return line, offset - line_starts[line - 1] + 1
+
+
+# -- which value to parse again -------------------------------------------------------------------
+
+
+def _covers(span: Span | None, edit: _Edit) -> bool:
+    return (
+        span is not None
+        and (span.line, span.column) <= edit.first
+        and (span.end_line, span.end_column) >= edit.last
+    )
+
+
+def _path_to_edit(root: Node, edit: _Edit) -> list[Node]:
+    """The nodes from the root down to the innermost one whose span holds the whole edit."""
+    chain = [root]
+    node: Node | None = root
+    while node is not None:
+        children: list[Node] = []
+        if isinstance(node, ObjectNode):
+            children = [entry.value for entry in node.entries]
+        elif isinstance(node, ArrayNode):
+            children = node.items
+        node = next((child for child in children if _covers(child.span, edit)), None)
+        if node is not None:
+            chain.append(node)
+    return chain
+
+
+def _ends_its_line(node: Node, old: str, edit: _Edit, line_starts: list[int]) -> bool:
+    """Nothing but a comma and blanks follows `node` on the edit's last line (or it ends on a
+    later line): then what follows it moves by whole lines only, if at all."""
+    span = node.span
+    assert span is not None
+    if span.end_line > edit.last[0]:
+        return True
+    tail_start = line_starts[span.end_line - 1] + span.end_column - 1
+    found = _LINE_BREAK.search(old, tail_start)
+    tail_end = found.start() if found else len(old)
+    return _PLAIN_TAIL.fullmatch(old, tail_start, tail_end) is not None
+
+
+def reparse(old: Document, text: str) -> Document | None:
+    """`old` brought to `text` by parsing only the value around the edit; None when that
+    cannot be done (then the caller parses `text` afresh)."""
+    if old.text.startswith("\ufeff") or text.startswith("\ufeff"):
+        return None  # a BOM shifts the first line's columns: not worth the care
+    line_starts = _line_starts(old.text)
+    edit = _Edit(old.text, text, line_starts)
+    if edit.splits_a_line_break(old.text, text):
+        return None
+    chain = _path_to_edit(old.root, edit)
+    for depth in range(len(chain) - 1, 0, -1):  # the root itself: a fresh parse is as fast
+        if _ends_its_line(chain[depth], old.text, edit, line_starts):
+            return _replace_value(old, text, chain[: depth + 1], edit, line_starts)
+    return None
+
+
+# -- parsing the value alone and putting it in ----------------------------------------------------
+
+
+def _replace_value(
+    old: Document, text: str, chain: list[Node], edit: _Edit, line_starts: list[int]
+) -> Document | None:
+    target = chain[-1]
+    span = target.span
+    assert span is not None
+    start = line_starts[span.line - 1] + span.column - 1  # before the edit: it does not move
+    end = line_starts[span.end_line - 1] + span.end_column - 1 + edit.delta  # after it: moves
+    # Blank everything before the value (line breaks kept): the parser then reports the
+    # value's positions as they are in the whole text.
+    blank = _NOT_LINE_BREAKS.sub(_spaces, text[:start])
+    try:
+        alone = fresh_parse(blank + text[start:end], old.file, old.format)
+    except SourceError:
+        return None
+    if any(_runs_to_the_end(comment, alone) for comment in alone.comments):
+        return None  # a line comment cut short by the end of the value: it runs on in the file
+    if _height(alone.root) + len(target.path) > MAX_DEPTH:
+        return None  # deep enough that the whole file's parse would refuse it
+    _prefix_paths(alone.root, target.path)
+    root = _rebuilt(chain, alone.root, edit.lines)
+    comments = _comments_around(old.comments, span, alone.comments, edit.lines)
+    return Document(old.file, text, root, comments, old.format)
+
+
+_LINE_BREAK_TOKEN = re.compile("\r\n|[\n\r\u2028\u2029]")
+
+
+def _line_starts(text: str) -> list[int]:
+    """The offset of each line's first character, as the parser counts lines."""
+    return [0, *(found.end() for found in _LINE_BREAK_TOKEN.finditer(text))]
+
+
+def _spaces(run: re.Match[str]) -> str:
+    return " " * (run.end() - run.start())
+
+
+def _runs_to_the_end(comment: Comment, alone: Document) -> bool:
+    return comment.text.startswith("//") and alone.text.endswith(comment.text)
+
+
+def _height(node: Node) -> int:
+    """Nesting levels of containers at and below `node`."""
+    if isinstance(node, ObjectNode):
+        return 1 + max((_height(entry.value) for entry in node.entries), default=0)
+    if isinstance(node, ArrayNode):
+        return 1 + max((_height(item) for item in node.items), default=0)
+    return 0
+
+
+def _prefix_paths(node: Node, prefix: DocPath) -> None:
+    if not prefix:
+        return
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        current.path = (*prefix, *current.path)
+        if isinstance(current, ObjectNode):
+            stack.extend(entry.value for entry in current.entries)
+        elif isinstance(current, ArrayNode):
+            stack.extend(current.items)
+
+
+def _rebuilt(chain: list[Node], value: Node, lines: int) -> Node:
+    """Copies of the containers on `chain` (root first) with its last node replaced by `value`
+    and what follows it moved down by `lines`; the old tree is left as it was (an earlier
+    check may still hold it). Unmoved values are shared, not copied."""
+    replacement = value
+    for parent, child in zip(reversed(chain[:-1]), reversed(chain[1:]), strict=True):
+        if isinstance(parent, ObjectNode):
+            index = next(i for i, entry in enumerate(parent.entries) if entry.value is child)
+            entries = [
+                *parent.entries[:index],
+                Entry(parent.entries[index].key, replacement),
+                *(_moved_entry(entry, lines) for entry in parent.entries[index + 1 :]),
+            ]
+            replacement = ObjectNode(entries, _end_moved(parent.span, lines), parent.path)
+        else:
+            assert isinstance(parent, ArrayNode)
+            index = next(i for i, item in enumerate(parent.items) if item is child)
+            items = [
+                *parent.items[:index],
+                replacement,
+                *(_moved(item, lines) for item in parent.items[index + 1 :]),
+            ]
+            replacement = ArrayNode(items, _end_moved(parent.span, lines), parent.path)
+    return replacement
+
+
+def _span_moved(span: Span | None, lines: int) -> Span | None:
+    if span is None or not lines:
+        return span
+    return Span(span.file, span.line + lines, span.column, span.end_line + lines, span.end_column)
+
+
+def _end_moved(span: Span | None, lines: int) -> Span | None:
+    """A container's span whose start is before the edit and its end after it."""
+    if span is None or not lines:
+        return span
+    return Span(span.file, span.line, span.column, span.end_line + lines, span.end_column)
+
+
+def _moved(node: Node, lines: int) -> Node:
+    """`node` as it is `lines` lines further down (itself when it does not move)."""
+    if not lines:
+        return node
+    span = _span_moved(node.span, lines)
+    if isinstance(node, ScalarNode):
+        return ScalarNode(node.value, span, node.path, node.raw)
+    if isinstance(node, ArrayNode):
+        return ArrayNode([_moved(item, lines) for item in node.items], span, node.path)
+    return ObjectNode([_moved_entry(e, lines) for e in node.entries], span, node.path)
+
+
+def _moved_entry(entry: Entry, lines: int) -> Entry:
+    if not lines:
+        return entry
+    key = Key(entry.key.name, _span_moved(entry.key.span, lines))
+    return Entry(key, _moved(entry.value, lines))
+
+
+def _comments_around(
+    old: list[Comment], span: Span, inside: list[Comment], lines: int
+) -> list[Comment]:
+    """The old comments before and after the value (those after moved by `lines`), with the
+    re-parsed value's own between."""
+    first = (span.line, span.column)
+    last = (span.end_line, span.end_column)
+    before = [c for c in old if (c.span.end_line, c.span.end_column) <= first]
+    after = [c for c in old if (c.span.line, c.span.column) >= last]
+    if lines:
+        after = [Comment(c.text, _span_moved(c.span, lines) or c.span) for c in after]
+    return [*before, *inside, *after]
+
+
+__all__ = ["ParseCache", "reparse"]

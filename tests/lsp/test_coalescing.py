@@ -1,0 +1,56 @@
+"""Check-on-change with coalescing (issue 14): a change is checked at once when no check runs;
+the changes that arrive while one runs collapse into one re-check of the newest text. The
+server runs in-process with the check replaced by one that the test holds, so the order of
+events is fixed (no clock involved)."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from typing import Any
+
+import pytest
+
+pytest.importorskip("pygls")
+
+from loopcfg.lsp import analysis
+from loopcfg.lsp.server import build_server
+
+TOP = "/nowhere/openclaw.json5"  # only in the buffers: never read from disk
+
+
+def test_changes_during_a_check_collapse_into_one_recheck(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[str] = []
+    started = threading.Event()
+    release = threading.Event()
+
+    def held_check(top: str, buffers: dict[str, str], *args: Any) -> str:
+        seen.append(buffers[top])
+        started.set()
+        release.wait(60)  # the first check is held until the test has typed on
+        return buffers[top]
+
+    monkeypatch.setattr(analysis, "check", held_check)
+
+    async def main() -> None:
+        server = build_server()
+        texts = {TOP: "v1"}
+        server.buffers = lambda: dict(texts)  # type: ignore[method-assign]
+        recorded: list[str] = []
+        server.record = lambda top, checked: recorded.append(checked)  # type: ignore[method-assign, assignment, arg-type, misc]
+        server.schedule(TOP)  # idle: checked at once
+        await asyncio.get_running_loop().run_in_executor(None, started.wait, 60)
+        assert seen == ["v1"]
+        for version in range(2, 7):  # typed while the first check runs
+            texts[TOP] = f"v{version}"
+            server.schedule(TOP)
+        release.set()
+        await server.settled()
+        assert seen == ["v1", "v6"]  # one re-check, of the newest text
+        assert recorded == ["v1", "v6"]
+        texts[TOP] = "v7"
+        server.schedule(TOP)  # idle again: checked at once, no timer
+        await server.settled()
+        assert seen[-1] == "v7" and len(seen) == 3
+
+    asyncio.run(main())

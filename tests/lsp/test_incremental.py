@@ -1,0 +1,232 @@
+"""The language server's incremental parse and check against a fresh one (issue 14).
+
+`ParseCache` re-parses only the value around an edit; whatever it returns must be what
+`fresh_parse` makes of the new text (the same tree, spans, paths, comments, or the same LC001),
+and a check through it must give `loopcfg validate`'s diagnostics. Hypothesis drives sequences
+of edits (typing, deleting, pasting, line breaks) over configs with comments and one-line and
+multi-line values, and compares after every edit.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+pytest.importorskip("pygls")
+
+from loopcfg.check import CheckOptions, check_file
+from loopcfg.lsp import analysis
+from loopcfg.lsp.incremental import ParseCache, reparse
+from loopcfg.source import SourceError, fresh_parse
+from loopcfg.source.nodes import ArrayNode, Document, Node, ObjectNode, ScalarNode
+
+CONFIG = """\
+// loop protection for the fleet
+{
+  meta: { lastTouchedVersion: "2026.7.1-2" },
+  tools: {
+    loopDetection: {
+      enabled: true, // on everywhere
+      historySize: 30,
+      warningThreshold: 10,
+      /* the hard stop */ criticalThreshold: 20,
+      detectors: { pingPong: true, knownPollNoProgress: false },
+    },
+  },
+  agents: {
+    list: [
+      // the main agent
+      { id: "main", tools: { loopDetection: { warningThreshold: 6, criticalThreshold: 13 } } },
+      { id: 'ops', tools: { loopDetection: { historySize: 0x20, enabled: false } } },
+      {
+        id: "batch",
+        tools: { loopDetection: { warningThreshold: 8, criticalThreshold: 9 } },
+      },
+    ],
+  },
+}
+"""
+CONFIGS = [CONFIG, CONFIG.replace("\n", "\r\n"), '{"tools": {"loopDetection": {"enabled": true}}}']
+# What typing inserts: digits, quotes, brackets, separators, comment starts, line breaks.
+TYPED = st.text(alphabet="0123456789ab\"',:{}[] /*\n\r-.x", max_size=6)
+
+
+def _same_node(a: Node, b: Node) -> bool:
+    if type(a) is not type(b) or a.span != b.span or a.path != b.path:
+        return False
+    if isinstance(a, ScalarNode):
+        assert isinstance(b, ScalarNode)
+        both_nan = isinstance(a.value, float) and math.isnan(a.value) and math.isnan(b.value)  # type: ignore[arg-type]
+        return a.raw == b.raw and (
+            both_nan or (type(a.value) is type(b.value) and a.value == b.value)
+        )
+    if isinstance(a, ArrayNode):
+        assert isinstance(b, ArrayNode)
+        return len(a.items) == len(b.items) and all(map(_same_node, a.items, b.items))
+    assert isinstance(a, ObjectNode) and isinstance(b, ObjectNode)
+    return len(a.entries) == len(b.entries) and all(
+        x.key.name == y.key.name and x.key.span == y.key.span and _same_node(x.value, y.value)
+        for x, y in zip(a.entries, b.entries, strict=True)
+    )
+
+
+def _same_document(a: Document, b: Document) -> bool:
+    return (
+        a.text == b.text
+        and a.file == b.file
+        and a.format == b.format
+        and a.comments == b.comments
+        and _same_node(a.root, b.root)
+    )
+
+
+def _parsed(parse: object, text: str) -> Document | str:
+    try:
+        return parse(text, "openclaw.json5", "json5")  # type: ignore[operator, no-any-return]
+    except SourceError as error:
+        return str(error.diagnostic)
+
+
+# (where, characters removed, text inserted, mode): mode 0 edits anywhere; mode 1 types in
+# the next number (most texts stay valid, so the patch path runs); mode 2 inserts after the
+# next separator ("," "{" "["), where new lines, comments and members go.
+Edit = tuple[float, int, str, int]
+FRAGMENTS = st.sampled_from(["\n", "\r\n", "\n  x: 1,\n", "\n// note\n", " y: [1,\n2],", ""])
+EDITS = st.lists(
+    st.tuples(st.floats(0, 1), st.integers(0, 4), st.one_of(TYPED, FRAGMENTS), st.integers(0, 2)),
+    min_size=1,
+    max_size=12,
+)
+
+
+def _next(text: str, start: int, wanted: str) -> int:
+    found = [i for i, char in enumerate(text) if char in wanted and i >= start]
+    return found[0] if found else start
+
+
+def _applied(text: str, edit: Edit) -> str:
+    where, removed, inserted, mode = edit
+    start = int(where * len(text))
+    if mode == 1:
+        start = _next(text, start, "0123456789")
+        removed, inserted = min(removed, 1), "".join(c for c in inserted if c.isdigit())
+    elif mode == 2:
+        start, removed = _next(text, start, ",{[") + 1, 0
+    return text[:start] + inserted + text[start + removed :]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(CONFIGS), EDITS)
+def test_an_incremental_parse_is_a_fresh_parse(base: str, edits: list[Edit]) -> None:
+    cache = ParseCache()
+    text = base
+    cache.parse(text, "openclaw.json5", "json5")
+    for edit in edits:
+        text = _applied(text, edit)
+        expected = _parsed(fresh_parse, text)
+        got = _parsed(cache.parse, text)
+        if isinstance(expected, str) or isinstance(got, str):
+            assert got == expected
+        else:
+            assert _same_document(got, expected), (text, edit)
+
+
+def test_typing_in_a_value_parses_only_that_value() -> None:
+    old = fresh_parse(CONFIG, "openclaw.json5")
+    for before, after in [
+        ("historySize: 30", "historySize: 310"),  # a scalar on a line of its own
+        ("warningThreshold: 6,", "warningThreshold: 7,"),  # inside a one-line agent entry
+        ('id: "batch"', 'id: "batch-2"'),
+        ("knownPollNoProgress: false", "knownPollNoProgress: true"),
+    ]:
+        text = CONFIG.replace(before, after)
+        patched = reparse(old, text)
+        assert patched is not None, after
+        assert _same_document(patched, fresh_parse(text, "openclaw.json5"))
+        # The untouched values are the old document's own nodes, not copies.
+        assert patched.root.entries[0].value is old.root.entries[0].value  # type: ignore[union-attr]
+
+
+def test_edits_that_add_or_remove_lines_move_what_follows() -> None:
+    old = fresh_parse(CONFIG, "openclaw.json5")
+    for before, after in [
+        ("historySize: 30,", "historySize: 30,\n      // why 30\n"),  # a line added
+        ("      warningThreshold: 10,\n", ""),  # a line removed
+        ('{ id: "main",', '{\n        id: "main",\n'),  # an agent's line split
+    ]:
+        text = CONFIG.replace(before, after)
+        patched = reparse(old, text)
+        assert patched is not None, after
+        assert _same_document(patched, fresh_parse(text, "openclaw.json5"))
+
+
+def test_edits_a_value_cannot_take_alone_are_parsed_afresh() -> None:
+    old = fresh_parse(CONFIG, "openclaw.json5")
+    # A line comment typed after a value would run on over the rest of the line.
+    assert reparse(old, CONFIG.replace("historySize: 30", "historySize: 30//")) is None
+    # Before the root value: nothing but the root holds it.
+    assert reparse(old, "\n" + CONFIG) is None
+
+
+INCLUDED = "{\n  // the batch agent's block\n  warningThreshold: 8,\n  criticalThreshold: 9,\n}\n"
+TOP = CONFIG.replace(
+    "tools: { loopDetection: { warningThreshold: 8, criticalThreshold: 9 } },",
+    'tools: { loopDetection: { $include: "./batch.json5" } },',
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(st.booleans(), EDITS.map(lambda edits: edits[0])), max_size=10))
+def test_an_incremental_check_gives_validates_diagnostics(
+    tmp_path_factory: pytest.TempPathFactory, edits: list[tuple[bool, Edit]]
+) -> None:
+    """Edits to the config and to the file it includes, both open in the editor (unsaved);
+    after each, the server's check equals validate's on the same texts written to disk."""
+    folder = tmp_path_factory.mktemp("lsp")
+    top, included = folder / "openclaw.json5", folder / "batch.json5"
+    texts = {top: TOP, included: INCLUDED}
+    cache = ParseCache()
+    previous = None
+    for in_include, edit in [(False, (0.0, 0, "", 0)), *edits]:
+        edited = included if in_include else top
+        texts[edited] = _applied(texts[edited], edit)
+        for path, text in texts.items():
+            path.write_text(text, encoding="utf-8", newline="")
+        buffers = {str(path): text for path, text in texts.items()}
+        checked = analysis.check(str(top), buffers, None, cache, previous)
+        expected = check_file(str(top), CheckOptions())
+        assert checked.diagnostics == list(expected.diagnostics)
+        if previous is None:  # the include is read (later edits may break the config)
+            assert os.path.realpath(included) in checked.files
+        previous = checked
+
+
+def test_an_unchanged_included_file_is_not_parsed_again(tmp_path: Path) -> None:
+    top = tmp_path / "openclaw.json5"
+    top.write_text('{ tools: { loopDetection: { $include: "./block.json5" } } }\n')
+    (tmp_path / "block.json5").write_text("{ historySize: 40 }\n")
+    cache = ParseCache()
+    analysis.check(str(top), {}, None, cache)
+    edited = '{ tools: { loopDetection: { $include: "./block.json5" } }, x: 1 }\n'
+    analysis.check(str(top), {str(top): edited}, None, cache)
+    assert cache.reused == 1  # block.json5, the second time
+
+
+def test_a_recheck_of_unchanged_files_keeps_the_findings(tmp_path: Path) -> None:
+    top = tmp_path / "openclaw.json5"
+    top.write_text('{ tools: { loopDetection: { $include: "./block.json5" } } }\n')
+    block = tmp_path / "block.json5"
+    block.write_text("{ historySize: 0 }\n")
+    first = analysis.check(str(top), {}, None, ParseCache())
+    again = analysis.check(str(top), {}, None, ParseCache(), first)
+    assert again.diagnostics is first.diagnostics  # a save: nothing checked again
+    block.write_text("{ historySize: 40 }\n")  # the included file changed on disk
+    changed = analysis.check(str(top), {}, None, ParseCache(), again)
+    assert "LC002" in [d.code for d in first.diagnostics]
+    assert changed.diagnostics == list(check_file(str(top)).diagnostics)
+    assert "LC002" not in [d.code for d in changed.diagnostics]
