@@ -23,6 +23,9 @@ largest process's.
     .venv/bin/python bench/replay.py --only throughput
     .venv/bin/python bench/replay.py --size-mb 20 --sessions 20000   # smoke run
     .venv/bin/python bench/replay.py --only dask
+    .venv/bin/python bench/replay.py --only interleaved --interleaved 200000,1000000 \
+        --base /tmp/base   # one-call sessions in one trace; the first count also with another
+                           # checkout (`git archive COMMIT | tar -x -C /tmp/base`)
     .venv/bin/python bench/replay.py --profile         # cProfile of the corpus, top 25
     .venv/bin/python bench/replay.py --only throughput --instructions 20   # + cachegrind counts
 """
@@ -67,11 +70,16 @@ def bytecode_env() -> dict[str, str]:
     return env
 
 
-def timed(command: list[str]) -> Measure:
-    """Wall and CPU seconds (the process and its children) and peak RSS in MB."""
+def timed(command: list[str], pythonpath: str | None = None) -> Measure:
+    """Wall and CPU seconds (the process and its children) and peak RSS in MB; `pythonpath`
+    runs another checkout's loopcfg (`--base`)."""
+    env = bytecode_env()
+    if pythonpath is not None:
+        env["PYTHONPATH"] = pythonpath
     start = time.perf_counter()
+    # `python -m` puts the working directory first on sys.path: run another checkout from it.
     child = subprocess.Popen(
-        command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=bytecode_env()
+        command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, cwd=pythonpath
     )
     _pid, status, usage = os.wait4(child.pid, 0)
     wall = time.perf_counter() - start
@@ -121,7 +129,8 @@ def stuck_loop_trace(size_mb: int) -> Path:
 
 
 def sessions_trace(count: int) -> Path:
-    path = OUT / "sessions.jsonl"
+    """`count` sessions of one call each in one trace: each is alive until the last line."""
+    path = OUT / f"sessions-{count}.jsonl"
     with path.open("w") as out:
         for index in range(count):
             call = {"session": f"s{index}", "tool": "read", "args": {"path": "a"}, "result": "ok"}
@@ -249,6 +258,26 @@ def memory(size_mb: int, sessions: int) -> None:
         )
 
 
+def interleaved(counts: list[int], base: str | None) -> None:
+    """One-call sessions in one trace (every one alive until the end of the file), for each
+    count, and with `base` the first count's run with another checkout too (a checkout that
+    holds every session in memory needs ~4 KB each: 4 GB for a million)."""
+    baseline = timed([*LOOPCFG, "--version"])
+    print(f"`loopcfg --version`: peak RSS {baseline.peak_mb:.0f} MB")
+    print("\n| sessions in one trace | checkout | wall | CPU | CPU µs / session | peak RSS |")
+    print("|---|---|---|---|---|---|")
+    for index, count in enumerate(counts):
+        path = sessions_trace(count)
+        checkouts = [("this", None)] + ([(f"base ({base})", base)] if base and not index else [])
+        for name, pythonpath in checkouts:
+            m = timed(replay(str(path), "--jobs", "1"), pythonpath)
+            print(
+                f"| {count:,} | {name} | {m.wall:.1f} s | {m.cpu:.1f} s "
+                f"| {m.cpu / count * 1e6:.0f} | {m.peak_mb:.0f} MB |",
+                flush=True,
+            )
+
+
 def dask(size_mb: int) -> None:
     """In this process: one `local:1` cluster kept up while the same files are replayed on it
     and with `--jobs 1`'s code path, alternately, so the start is measured once and apart."""
@@ -309,7 +338,15 @@ def main() -> None:
     parser.add_argument("--size-mb", type=int, default=200)
     parser.add_argument("--stuck-mb", type=int, default=100)
     parser.add_argument("--sessions", type=int, default=200_000)
-    parser.add_argument("--only", choices=["throughput", "memory", "stuck", "dask"])
+    parser.add_argument("--only", choices=["throughput", "memory", "stuck", "interleaved", "dask"])
+    parser.add_argument(
+        "--interleaved",
+        default="200000,1000000",
+        help="--only interleaved: comma-separated counts of one-call sessions in one trace",
+    )
+    parser.add_argument(
+        "--base", help="--only interleaved: also run this checkout's loopcfg (PYTHONPATH)"
+    )
     parser.add_argument("--dask", action="store_true", help="also the Dask measures")
     parser.add_argument("--profile", action="store_true")
     parser.add_argument(
@@ -334,6 +371,8 @@ def main() -> None:
         memory(options.stuck_mb, options.sessions)
     if options.only == "stuck":
         memory(options.stuck_mb, 0)
+    if options.only == "interleaved":
+        interleaved([int(n) for n in options.interleaved.split(",")], options.base)
     if options.only == "dask" or options.dask:
         dask(min(options.size_mb, 50))
 

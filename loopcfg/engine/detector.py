@@ -61,6 +61,18 @@ class LoopDetector:
                 self._sessions.move_to_end(key)
             return session
 
+    def detached_session(self, key: str) -> Session:
+        """A new session for `key` that this detector's table does not hold: the caller owns
+        it (replay keeps its own table of the sessions alive and spools idle ones to disk)."""
+        return self._session_class(key, self.settings, self.hooks)
+
+    def restore(self, key: str, settings: EffectiveSettings, state: tuple[Any, ...]) -> Session:
+        """A detached session with the state `Session.snapshot()` returned, on this detector's
+        hooks and generation (a snapshot is only restored on the detector it was taken from)."""
+        session = self.detached_session(key)
+        session._set_state(settings, state)
+        return session
+
     def close(self, key: str) -> None:
         with self._table_lock:
             self._sessions.pop(key, None)

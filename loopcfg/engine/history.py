@@ -46,6 +46,10 @@ class Block:
         return block
 
 
+# What the blocks of a disposed history point at instead of each other (History.dispose).
+_UNLINKED = Block()
+
+
 def _union(a: Block, b: Block) -> None:
     ra, rb = a.root(), b.root()
     if ra is rb:
@@ -169,6 +173,10 @@ class RunState:
         self.sigs: dict[str, SigState] = {}
 
 
+# tool, args_hash, run_id, call_id, result_hash, unknown_tool
+RecordFields = tuple[str, str, str | None, str | None, str | None, str | None]
+
+
 class History:
     def __init__(self, size: int) -> None:
         self.size = max(size, 1)
@@ -190,6 +198,45 @@ class History:
 
     def run(self, run_id: str | None) -> RunState | None:
         return self.runs.get(run_id)
+
+    # -- spooling (replay keeps idle sessions on disk) -------------------------------------------
+
+    def snapshot(self) -> tuple[int, list[RecordFields]]:
+        """The size and the live records, oldest first, as plain tuples (picklable, no links)."""
+        return self.size, [
+            (r.tool, r.args_hash, r.run_id, r.call_id, r.result_hash, r.unknown_tool)
+            for r in self.records
+            if not r.removed
+        ]
+
+    def dispose(self) -> None:
+        """Unlink every record (records, runs, signatures and unknown-tool blocks point at each
+        other), so a history dropped from memory is freed at once rather than by the next full
+        garbage collection; replay drops one per spooled session. The history is empty after."""
+        for record in self.records:
+            block = record.block
+            if block is not None:
+                block.root().parent = _UNLINKED
+                block.parent = _UNLINKED
+            record.block = record.run = record.sig = None
+            record.run_prev = record.run_next = record.sig_prev = record.sig_next = None
+        self.records.clear()
+        self.runs.clear()
+        self.live = 0
+
+    @classmethod
+    def restore(cls, snapshot: tuple[int, list[RecordFields]]) -> History:
+        """A history equal in every streak to the one `snapshot` was taken of.
+
+        Every index is a function of the live records in order (the no-progress blocks, the
+        unknown-tool blocks, pending lists, ordinals as differences), so appending them again,
+        each with the outcome it has now, rebuilds it; `alt` may come out smaller than the
+        original's, but only `min(alt + 1, records in the run)` is ever read, which is equal."""
+        size, records = snapshot
+        history = cls(size)
+        for fields in records:
+            history.append(Record(*fields))
+        return history
 
     # -- changes ---------------------------------------------------------------------------------
 

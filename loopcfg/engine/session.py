@@ -62,6 +62,38 @@ class Session:
         """`loopcfg.hashing.args_hash`, remembered for the last few arguments (engine/memo.py)."""
         return self.memo.args_hash(tool, args)
 
+    # -- spooling (replay keeps idle sessions on disk, loopcfg/replay/spool.py) ------------------
+
+    def snapshot(self) -> tuple[EffectiveSettings, tuple[Any, ...]]:
+        """The settings and the state of this session as plain picklable values, for
+        `LoopDetector.restore`. The settings come apart because they are shared (the caller
+        stores a reference to them); the hooks are the detector's; the argument memo is a cache
+        and is left out. The state shares objects with the session (its warning keys, guards,
+        E8.1 records): pickle it before the session takes another call."""
+        with self.lock:
+            return self.settings, self._state()
+
+    def dispose(self) -> None:
+        """This session will take no more calls (replay spooled it): free its history now,
+        instead of at the next full garbage collection."""
+        with self.lock:
+            self.history.dispose()
+
+    def _state(self) -> tuple[Any, ...]:
+        guards = self.guards or None
+        return self.calls, self.history.snapshot(), self.warning_buckets or None, guards
+
+    def _set_state(self, settings: EffectiveSettings, state: tuple[Any, ...]) -> None:
+        """The inverse of `snapshot` on a fresh session."""
+        calls, history, buckets, guards = state
+        self.settings = settings
+        self.calls = calls
+        self.history = History.restore(history)
+        if buckets:
+            self.warning_buckets = buckets
+        if guards:
+            self.guards = guards
+
     # -- the host's calls ----------------------------------------------------------------------
 
     def check(self, tool: str, args: Any, *, run_id: str | None = None) -> Verdict:

@@ -148,6 +148,19 @@ class V4Session(Session):
     def __len__(self) -> int:
         return len(self.records)
 
+    def _state(self) -> tuple[Any, ...]:
+        guards = self.v4_guards or None
+        return Session._state(self), list(self.records), guards, self.critical_seen or None
+
+    def _set_state(self, settings: EffectiveSettings, state: tuple[Any, ...]) -> None:
+        base, records, guards, critical_seen = state
+        Session._set_state(self, settings, base)
+        self.records = deque(records)
+        if guards:
+            self.v4_guards = guards
+        if critical_seen:
+            self.critical_seen = critical_seen
+
     # -- what Session's host methods drive ------------------------------------------------------
 
     def _check(self, tool: str, args: Any, h: str, run: str | None) -> Verdict:

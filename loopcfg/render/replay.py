@@ -282,9 +282,21 @@ class TextStream:
         self.out.write(_line(line))
 
     def session_start(self, stats: SessionStats) -> None:
-        state = self._state(stats.file, stats.session)
-        state.header = _timeline_header(stats)
-        state.unit, state.shift = _positions(stats)
+        # A file's session needs no state until it has a line to show (its header and
+        # positions follow from the event): a trace may interleave a million sessions.
+        if stats.source == "sqlite":
+            state = self._state(stats.file, stats.session)
+            state.header = _timeline_header(stats)
+            state.unit, state.shift = _positions(stats)
+
+    # A session the runner spools takes its open line with it (runner.SpoolingSink), so the
+    # timeline holds nothing for the sessions on disk.
+    def suspend_session(self, stats: SessionStats) -> _TextSession | None:
+        return self.alive.pop((stats.file, stats.session), None)
+
+    def resume_session(self, stats: SessionStats, state: _TextSession | None) -> None:
+        if state is not None:
+            self.alive[(stats.file, stats.session)] = state
 
     def _under(self, file: str, session: str, state: _TextSession) -> None:
         """Make the next line appear under this session's header."""

@@ -13,6 +13,8 @@ from typing import Any
 
 from loopcfg.engine import LoopDetector, blocked_result
 from loopcfg.engine.generations import Generation, generation
+from loopcfg.engine.session import Session
+from loopcfg.engine.v4 import V4Session
 from loopcfg.replay.batches import group_batches
 from loopcfg.replay.configs import ConfigTable, defaults_table, load_table
 from loopcfg.replay.events import Event, ReadError
@@ -33,6 +35,7 @@ from loopcfg.replay.runner import (
     ReplaySink,
     replay_events,
 )
+from loopcfg.replay.spool import LIVE_RECORDS, LIVE_SESSIONS
 from loopcfg.replay.trace import read_trace
 from loopcfg.replay.transcript import (
     TranscriptOptions,
@@ -68,6 +71,11 @@ class ReplayOptions:
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
     # --stats: per session and tool, the detectors' peak counts (06 §6.3.1).
     stats: bool = False
+    # Sessions of one file held in memory; the least recently used others wait on disk
+    # (spool.py). None: all in memory.
+    live_sessions: int | None = LIVE_SESSIONS
+    # ... and the history records they may hold together.
+    live_records: int | None = LIVE_RECORDS
 
 
 def default_settings() -> EffectiveSettings:
@@ -77,7 +85,10 @@ def default_settings() -> EffectiveSettings:
 
 class EngineSessions:
     """The engine for one file: one detector with the replayed agent's settings; a config line
-    switches a session to another agent's settings in place (`Session.reconfigure`)."""
+    switches a session to another agent's settings in place (`Session.reconfigure`).
+
+    The runner owns the sessions (the detector's table does not hold them), and may suspend
+    idle ones to disk and resume them (`runner.SpoolingFactory`)."""
 
     def __init__(self, options: ReplayOptions) -> None:
         self.options = options
@@ -87,24 +98,49 @@ class EngineSessions:
         # Replay always normalises tool names with the target's alias table (09 §9.5).
         self.detector = LoopDetector(self.table.base, openclaw=options.openclaw)
         self.generation: Generation = self.detector.generation
-        self.sessions: dict[str, EngineSession] = {}
+        # The distinct settings sessions run with: a suspended session names its by index.
+        self.known_settings: list[EffectiveSettings] = [self.table.base]
 
     def session(self, key: str) -> EngineSession:
-        cached = self.sessions.get(key)
-        if cached is None:
-            engine: EngineSession = self.detector.session(key)
-            if self.generation.rules.hash_veto:
-                engine = SingleCallPath(engine)
-            cached = self.sessions[key] = engine
-        return cached
+        return self._wrapped(self.detector.detached_session(key))
+
+    def _wrapped(self, session: Session) -> EngineSession:
+        return SingleCallPath(session) if self.generation.rules.hash_veto else session
 
     def settings(self, agent: str) -> EffectiveSettings:
         return self.table.for_agent(agent)
+
+    def suspend(self, engine: EngineSession) -> tuple[int, tuple[Any, ...]]:
+        session = engine.engine if isinstance(engine, SingleCallPath) else engine
+        assert isinstance(session, Session)
+        settings, state = session.snapshot()
+        session.dispose()
+        return self._settings_index(settings), state
+
+    def resume(self, key: str, suspended: tuple[int, tuple[Any, ...]]) -> EngineSession:
+        index, state = suspended
+        return self._wrapped(self.detector.restore(key, self.known_settings[index], state))
+
+    def weight(self, engine: EngineSession) -> int:
+        session = engine.engine if isinstance(engine, SingleCallPath) else engine
+        if isinstance(session, V4Session):
+            return len(session.records)
+        assert isinstance(session, Session)
+        return len(session.history)
+
+    def _settings_index(self, settings: EffectiveSettings) -> int:
+        for index, known in enumerate(self.known_settings):
+            if known is settings:
+                return index
+        self.known_settings.append(settings)
+        return len(self.known_settings) - 1
 
 
 class SingleCallPath:
     """E5.4/E5.12 replay (README decision 3): the host records a blocked call's veto result as
     that call's outcome, and those releases hash it (09 §9.1 item 2)."""
+
+    __slots__ = ("engine",)
 
     def __init__(self, engine: EngineSession) -> None:
         self.engine = engine
@@ -159,6 +195,8 @@ def replay_file(
             keep_args=options.keep_args,
             stats=options.stats,
             sink=sink,
+            live_sessions=options.live_sessions,
+            live_records=options.live_records,
         )
 
 

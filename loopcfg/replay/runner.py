@@ -6,10 +6,14 @@ scripted double and runs against `loopcfg.engine` in production (`engine_session
 
 from __future__ import annotations
 
+import heapq
+import operator
+import pickle
+import sys
 from collections import OrderedDict
-from collections.abc import Iterable
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field, fields
+from typing import Any, Protocol, cast
 
 from loopcfg.replay.events import (
     Batch,
@@ -23,6 +27,7 @@ from loopcfg.replay.events import (
     RunStart,
     SessionHeader,
 )
+from loopcfg.replay.spool import SessionSpool
 from loopcfg.replay.stats import SessionProbe
 
 ABORT_CODE = "compaction_loop_persisted"
@@ -82,6 +87,22 @@ class SessionFactory(Protocol):
 
     def settings(self, agent: str) -> Any:
         """What a config line naming `agent` switches a session to (`reconfigure`)."""
+        ...
+
+
+class SpoolingFactory(SessionFactory, Protocol):
+    """A factory whose sessions can be spooled to disk while idle (`spool.py`)."""
+
+    def suspend(self, engine: EngineSession) -> Any:
+        """The session's state as picklable values; `engine` is not used afterwards."""
+        ...
+
+    def resume(self, key: str, state: Any) -> EngineSession:
+        """The session `suspend` returned `state` for, alive again."""
+        ...
+
+    def weight(self, engine: EngineSession) -> int:
+        """What the session holds, in history records (its memory grows with them)."""
         ...
 
 
@@ -155,6 +176,10 @@ class SessionStats:
         return f"{self.file}::{self.session}"
 
 
+# SessionStats as a tuple (spooled sessions): a dataclass pickles 5x larger and 2x slower.
+_stats_values = operator.attrgetter(*(stats_field.name for stats_field in fields(SessionStats)))
+
+
 class ReplaySink(Protocol):
     """Where the runner hands what it finds, as it finds it (a renderer streams it out).
 
@@ -171,6 +196,16 @@ class ReplaySink(Protocol):
     def session_end(self, stats: SessionStats) -> None: ...
 
     def problem(self, problem: Malformed) -> None: ...
+
+
+class SpoolingSink(ReplaySink, Protocol):
+    """A sink that keeps state per session (the text timeline's open line) and lets the runner
+    spool it with the session: `suspend_session` hands it over and forgets it,
+    `resume_session` takes it back (before any other call about that session)."""
+
+    def suspend_session(self, stats: SessionStats) -> Any: ...
+
+    def resume_session(self, stats: SessionStats, state: Any) -> None: ...
 
 
 @dataclass(slots=True)
@@ -264,10 +299,14 @@ class BoundedIds(OrderedDict[str, Any]):
 
 @dataclass(slots=True)
 class _Live:
-    """One session being replayed: small, and dropped at the end of its file."""
+    """One session being replayed: small, spooled while idle, dropped at the end of its file."""
 
     engine: EngineSession
     stats: SessionStats
+    # Order of first appearance in the file: sessions end in this order.
+    order: int
+    # History records held when last weighed (the record budget, `_Replayer.weigh`).
+    weight: int = 0
     # call id -> run of a call still waiting for its outcome, so a late outcome joins its
     # call's run; an outcome whose id is not here (nor blocked) has no recorded call.
     call_runs: BoundedIds = field(default_factory=BoundedIds)
@@ -284,6 +323,34 @@ class _Live:
         # Without run ids an abort skips the whole rest of the session.
         return None in self.aborted_runs or run in self.aborted_runs
 
+    def suspended(self, view: Any) -> tuple[Any, ...]:
+        """Everything but the engine as plain picklable values (empty parts as None), with
+        the sink's `view` of the session."""
+        return (
+            view,
+            _stats_values(self.stats),
+            list(self.call_runs.items()) or None,
+            list(self.blocked.items()) or None,
+            self.aborted_runs or None,
+            self.run_ids or None,
+            self.names_runs,
+            self.held or None,
+        )
+
+    @classmethod
+    def resumed(cls, engine: EngineSession, order: int, state: tuple[Any, ...]) -> _Live:
+        """The session `suspended` returned `state` for; the sink's view is `state[0]`."""
+        _view, figures, call_runs, blocked, aborted_runs, run_ids, names_runs, held = state
+        live = cls(engine, SessionStats(*figures), order, names_runs=names_runs)
+        if call_runs:
+            live.call_runs.update(call_runs)
+        if blocked:
+            live.blocked.update(blocked)
+        live.aborted_runs = aborted_runs or set()
+        live.run_ids = run_ids or {}
+        live.held = held or []
+        return live
+
 
 class _Replayer:
     def __init__(
@@ -293,24 +360,107 @@ class _Replayer:
         keep_args: bool,
         sink: ReplaySink | None,
         stats: bool,
+        live_sessions: int | None = None,
+        live_records: int | None = None,
     ) -> None:
         self.result = FileReplay(file)
         self.sink: ReplaySink = sink if sink is not None else self.result
         self.factory = sessions
         self.keep_args = keep_args
         self.stats = stats
-        self.live: dict[str, _Live] = {}
+        # The sessions in memory, least recently used first when there is a budget.
+        self.live: OrderedDict[str, _Live] = OrderedDict()
+        spools = all(hasattr(sessions, name) for name in ("suspend", "resume", "weight"))
+        self.budget = max(live_sessions, 1) if live_sessions is not None and spools else None
+        # And the history records they may hold together (sessions differ in length).
+        self.record_budget = live_records if live_records is not None else sys.maxsize
+        self.records = 0
+        self.spool: SessionSpool | None = None
+        self.appeared = 0
+        self.sink_spools = hasattr(self.sink, "suspend_session")
 
     def session(self, name: str) -> _Live:
         live = self.live.get(name)
+        if live is not None:
+            if self.budget is not None:
+                self.live.move_to_end(name)
+                self.weigh(live)  # what its previous lines added
+            return live
+        live = self.unspooled(name) if self.spool is not None else None
         if live is None:
-            stats = SessionStats(self.result.file, name)
-            if self.stats:
-                stats.probe = SessionProbe()
-            live = _Live(self.factory.session(name), stats)
-            self.live[name] = live
-            self.sink.session_start(stats)
+            live = self.new_session(name)
+        self.live[name] = live
+        if self.budget is not None:
+            self.weigh(live)
         return live
+
+    def weigh(self, live: _Live) -> None:
+        """Count the session's records again; over budget, spool the least recently used."""
+        weight = cast(SpoolingFactory, self.factory).weight(live.engine)
+        self.records += weight - live.weight
+        live.weight = weight
+        assert self.budget is not None
+        while len(self.live) > 1 and (
+            len(self.live) > self.budget or self.records > self.record_budget
+        ):
+            self.spool_oldest()
+
+    def new_session(self, name: str) -> _Live:
+        stats = SessionStats(self.result.file, name)
+        if self.stats:
+            stats.probe = SessionProbe()
+        live = _Live(self.factory.session(name), stats, self.appeared)
+        self.appeared += 1
+        self.sink.session_start(stats)
+        return live
+
+    # -- idle sessions on disk (spool.py) ---------------------------------------------------------
+
+    def spool_oldest(self) -> None:
+        name, live = self.live.popitem(last=False)
+        self.records -= live.weight
+        if self.spool is None:
+            self.spool = SessionSpool()
+        factory = cast(SpoolingFactory, self.factory)
+        engine = factory.suspend(live.engine)
+        view = None
+        if self.sink_spools:
+            view = cast(SpoolingSink, self.sink).suspend_session(live.stats)
+        dump = pickle.dumps
+        self.spool.put(live.order, name, dump(live.suspended(view), -1), dump(engine, -1))
+
+    def unspooled(self, name: str) -> _Live | None:
+        assert self.spool is not None
+        row = self.spool.take(name)
+        if row is None:
+            return None
+        order, state, engine = row
+        resumed = cast(SpoolingFactory, self.factory).resume(name, pickle.loads(engine))
+        return self.resumed(resumed, order, state)
+
+    def resumed(self, engine: EngineSession, order: int, state: bytes) -> _Live:
+        """A session read from the spool; the sink gets its view of it back."""
+        values = pickle.loads(state)
+        live = _Live.resumed(engine, order, values)
+        if self.sink_spools:
+            cast(SpoolingSink, self.sink).resume_session(live.stats, values[0])
+        return live
+
+    def ended_in_order(self) -> Iterator[_Live]:
+        """Every session, in order of first appearance, those on disk without their engine
+        (an ended session needs only its counts and held findings)."""
+        kept = list(self.live.values())
+        if self.budget is None:
+            return iter(kept)  # never reordered: insertion order is appearance order
+        kept.sort(key=_order)
+        if self.spool is None:
+            return iter(kept)
+        ended = (
+            self.resumed(_ENDED, order, state)
+            for order, name, state in self.spool.in_order()
+            if name not in self.live  # taken back: the one in memory is current
+        )
+        return heapq.merge(kept, ended, key=_order)
 
     def handle(self, event: Event) -> None:
         self.result.readable += 1
@@ -489,11 +639,24 @@ class _Replayer:
 
     def finish(self) -> FileReplay:
         """The end of the file: every session is over; each is handed on and let go."""
-        for live in self.live.values():
-            self.release(live)
-            self.sink.session_end(live.stats)
-        self.live.clear()
+        try:
+            for live in self.ended_in_order():
+                self.release(live)
+                self.sink.session_end(live.stats)
+        finally:
+            self.live.clear()
+            if self.spool is not None:
+                self.spool.close()
+                self.spool = None
         return self.result
+
+
+def _order(live: _Live) -> int:
+    return live.order
+
+
+# The engine of a session read back from the spool only to end it: never called.
+_ENDED = cast(EngineSession, None)
 
 
 def replay_events(
@@ -505,14 +668,19 @@ def replay_events(
     keep_args: bool = False,
     stats: bool = False,
     sink: ReplaySink | None = None,
+    live_sessions: int | None = None,
+    live_records: int | None = None,
 ) -> FileReplay:
     """Replay one file's events; malformed lines are kept as problems (fatal with `strict`).
 
     `keep_args` keeps each event's arguments (--show-args); otherwise they are not even held.
     `stats` adds the --stats figures to each session. With a `sink`, events, aborts and
     sessions go to it as they are found and the result keeps only the counts and problems.
+    `live_sessions` caps the sessions held in memory, and `live_records` the history records
+    they hold together: beyond either the least recently used go to a temporary file
+    (spool.py) when `sessions` can suspend and resume them; `live_sessions` None: no cap.
     """
-    replayer = _Replayer(file, sessions, keep_args, sink, stats)
+    replayer = _Replayer(file, sessions, keep_args, sink, stats, live_sessions, live_records)
     for event in events:
         if isinstance(event, Malformed):
             replayer.malformed(event)

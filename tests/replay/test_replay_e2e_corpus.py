@@ -83,13 +83,27 @@ def test_v1_fixtures_replay_every_call(corpus: Path) -> None:
     assert [s["orphanResults"] for s in document["sessions"]] == [0, 0]
 
 
+class KeptSessions(EngineSessions):
+    """The real engine, with every session it creates kept for inspection (replay itself lets
+    a session go when its file ends)."""
+
+    def __init__(self, options: ReplayOptions) -> None:
+        super().__init__(options)
+        self.kept: list[Any] = []
+
+    def session(self, key: str) -> Any:
+        engine = super().session(key)
+        self.kept.append(engine)
+        return engine
+
+
 def test_overflow_retry_arms_the_real_guard_once(corpus: Path) -> None:
     """Line 347 is a retry; line 643 is followed by a user message (line 644): routine (7.2)."""
     path = str(corpus / OVERFLOW)
-    factory = EngineSessions(ReplayOptions())
+    factory = KeptSessions(ReplayOptions())
     with open(path, "rb") as stream:
         replay_events(path, read_events(path, numbered(stream), ReplayOptions()), factory)
-    (session,) = factory.sessions.values()
+    (session,) = factory.kept
     guards = session.guards  # type: ignore[attr-defined]
     assert len(guards) == 1
     (guard,) = guards.values()
