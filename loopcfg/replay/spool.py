@@ -29,13 +29,16 @@ WRITE_BATCH = 256
 WRITE_BYTES = 256 << 10
 
 # Sessions kept in memory per file before the least recently used go to disk. A live session
-# costs ~2 KB plus ~0.6 KB per history record (docs/performance.md), so at the default
+# costs ~2 KB plus ~0.4 KB per history record (docs/performance.md), so at the default
 # historySize of 30 the budget holds about 20 MB; spooling starts only when more sessions than
 # this are interleaved in one file, which a single gateway's log rarely reaches.
 LIVE_SESSIONS = 1024
-# And the history records they may hold together (~0.6 KB each: ~60 MB): at historySize 30
-# the session budget comes first; with long histories (historySize 3000) this one does.
-LIVE_RECORDS = 100_000
+# And the history records they may hold together (~0.4 KB each, measured: ~200 MB): at
+# historySize 30 the session budget comes first; with long histories (historySize 3000) this
+# one does. It is large because a spooled session moves its whole history each time it comes
+# back: 200 busy sessions of 2,000 records each round robin took 14x the CPU with a budget of
+# 200,000 records (their working set did not fit), and the same as no budget with this one.
+LIVE_RECORDS = 500_000
 
 
 class SessionSpool:
