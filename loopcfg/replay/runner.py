@@ -11,7 +11,7 @@ import operator
 import pickle
 import sys
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, fields
 from typing import Any, Protocol, cast
 
@@ -101,8 +101,9 @@ class SpoolingFactory(SessionFactory, Protocol):
         """The session `suspend` returned `state` for, alive again."""
         ...
 
-    def weight(self, engine: EngineSession) -> int:
-        """What the session holds, in history records (its memory grows with them)."""
+    def weigher(self, engine: EngineSession) -> Callable[[], int]:
+        """What the session holds, in history records (its memory grows with them), as a
+        call without arguments: the runner asks at every line of the session."""
         ...
 
 
@@ -307,6 +308,9 @@ class _Live:
     order: int
     # History records held when last weighed (the record budget, `_Replayer.weigh`).
     weight: int = 0
+    # What the engine session holds now, in records (`SpoolingFactory.weigher`, set when a
+    # budget is kept; `int()` is 0 until then).
+    weigher: Callable[[], int] = int
     # call id -> run of a call still waiting for its outcome, so a late outcome joins its
     # call's run; an outcome whose id is not here (nor blocked) has no recorded call.
     call_runs: BoundedIds = field(default_factory=BoundedIds)
@@ -370,7 +374,7 @@ class _Replayer:
         self.stats = stats
         # The sessions in memory, least recently used first when there is a budget.
         self.live: OrderedDict[str, _Live] = OrderedDict()
-        spools = all(hasattr(sessions, name) for name in ("suspend", "resume", "weight"))
+        spools = all(hasattr(sessions, name) for name in ("suspend", "resume", "weigher"))
         self.budget = max(live_sessions, 1) if live_sessions is not None and spools else None
         # And the history records they may hold together (sessions differ in length).
         self.record_budget = live_records if live_records is not None else sys.maxsize
@@ -384,19 +388,23 @@ class _Replayer:
         if live is not None:
             if self.budget is not None:
                 self.live.move_to_end(name)
-                self.weigh(live)  # what its previous lines added
+                if live.weigher() != live.weight:  # what its previous lines added
+                    self.weigh(live)
+                # Else nothing changed since the budget last held (only a session's own lines
+                # add to its records, and a session newly in memory is weighed below).
             return live
         live = self.unspooled(name) if self.spool is not None else None
         if live is None:
             live = self.new_session(name)
         self.live[name] = live
         if self.budget is not None:
+            live.weigher = cast(SpoolingFactory, self.factory).weigher(live.engine)
             self.weigh(live)
         return live
 
     def weigh(self, live: _Live) -> None:
         """Count the session's records again; over budget, spool the least recently used."""
-        weight = cast(SpoolingFactory, self.factory).weight(live.engine)
+        weight = live.weigher()
         self.records += weight - live.weight
         live.weight = weight
         assert self.budget is not None
