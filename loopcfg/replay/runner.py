@@ -69,7 +69,10 @@ class EngineSession(Protocol):
         error: Any = None,
         run_id: str | None = None,
         call_id: str | None = None,
-    ) -> object: ...
+        args_hash: str | None = None,
+    ) -> object:
+        """`args_hash` (only passed when `before_call`'s handle had one) is that handle's."""
+        ...
 
     def forget_call(
         self, tool: str, args: Any, *, run_id: str | None = None, call_id: str | None = None
@@ -316,6 +319,10 @@ class _Live:
     call_runs: BoundedIds = field(default_factory=BoundedIds)
     # ids of blocked calls: any outcome carrying one is dropped (the call never ran).
     blocked: BoundedIds = field(default_factory=BoundedIds)
+    # call id -> (tool, arguments, the engine's hash of them) of a call waiting for its
+    # outcome, so the outcome of those very arguments is not hashed again. A cache: never
+    # spooled, cleared when it grows past MAX_PENDING_IDS; without an entry the engine hashes.
+    call_hashes: dict[str, tuple[str, Any, str]] = field(default_factory=dict)
     aborted_runs: set[str | None] = field(default_factory=set)
     run_ids: dict[str | None, str] = field(default_factory=dict)
     # Transcripts name a run's real id after its calls: what was found in the current run waits
@@ -509,9 +516,17 @@ class _Replayer:
             stats.probe.observe(live.engine, event.tool, event.args, event.run, stats.calls)
         # Checked and, unless blocked, recorded in one step: the engine hashes the arguments
         # and trims the run id once for both.
-        verdict = live.engine.before_call(
+        handle = live.engine.before_call(
             event.tool, event.args, run_id=event.run, call_id=event.call_id
-        ).verdict
+        )
+        verdict = handle.verdict
+        if event.call_id is not None and event.outcome is None:
+            args_hash = getattr(handle, "args_hash", None)
+            if args_hash is not None:
+                hashes = live.call_hashes
+                if len(hashes) >= MAX_PENDING_IDS:
+                    hashes.clear()
+                hashes[event.call_id] = (event.tool, event.args, args_hash)
         if verdict.level != "none":
             self.verdict(live, event, verdict)
         if verdict.level == "critical":
@@ -584,7 +599,9 @@ class _Replayer:
         """An outcome; `inline` when it came on its call's own line (same run, never late)."""
         run = event.run
         orphan = event.orphan
+        kept = None
         if event.call_id is not None and not inline:
+            kept = live.call_hashes.pop(event.call_id, None)
             if event.call_id in live.blocked:
                 return
             if event.call_id in live.call_runs:
@@ -599,14 +616,26 @@ class _Replayer:
             self.forget(live, event, run)
             return
         try:
-            note = live.engine.record_outcome(
-                event.tool,
-                event.args,
-                result=event.result,
-                error=event.error,
-                run_id=run,
-                call_id=event.call_id,
-            )
+            if kept is not None and kept[1] is event.args and kept[0] == event.tool:
+                # The call's own arguments (the reader hands the same object on): its hash.
+                note = live.engine.record_outcome(
+                    event.tool,
+                    event.args,
+                    result=event.result,
+                    error=event.error,
+                    run_id=run,
+                    call_id=event.call_id,
+                    args_hash=kept[2],
+                )
+            else:
+                note = live.engine.record_outcome(
+                    event.tool,
+                    event.args,
+                    result=event.result,
+                    error=event.error,
+                    run_id=run,
+                    call_id=event.call_id,
+                )
             if isinstance(note, str):  # E8.1's window-closed line: an info event (09 §9.4.8)
                 from loopcfg.replay.batches import guard_note
 
