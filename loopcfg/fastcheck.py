@@ -8,6 +8,10 @@ like `schema/`), so neither fastjsonschema nor jsonschema is imported to accept 
 Only when the compiled check says "invalid" does `validate` ask jsonschema which errors there
 are and how to word them. A test holds the two to the same answer on generated configs.
 
+The block schema of the same lines is compiled too (`loopcfg/_fastblock_<line>.py`): for an
+invalid config, `validate` checks each block with it and gives jsonschema only the blocks
+that are wrong, instead of a walk over every agent (docs/performance.md, LSP section).
+
     python -m loopcfg.fastcheck --generate      # rewrite the generated modules (needs the
                                                 # dev extra's fastjsonschema)
 """
@@ -18,9 +22,15 @@ from collections.abc import Callable
 from functools import cache
 from importlib import import_module
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-__all__ = ["COMPILED_LINES", "generated_source", "is_valid"]
+__all__ = [
+    "COMPILED_LINES",
+    "generated_source",
+    "generated_sources",
+    "is_valid",
+    "is_valid_block",
+]
 
 # The release lines with a compiled check: the full-knob line (also what a config without a
 # known target is checked as) and the current one; the others ask jsonschema.
@@ -90,12 +100,18 @@ def _strip(schema: Any) -> Any:
     return stripped
 
 
-def _module_name(line: str) -> str:
-    return f"loopcfg._fastschema_{line.lower()}"
+# What a generated module checks: a whole config ("config") or one `tools.loopDetection`
+# block alone ("block": `validate` uses it to find which blocks of an invalid config are wrong).
+Kind = Literal["config", "block"]
+_PREFIXES: dict[str, str] = {"config": "_fastschema_", "block": "_fastblock_"}
 
 
-def module_path(line: str) -> Path:
-    return Path(__file__).with_name(f"_fastschema_{line.lower()}.py")
+def _module_name(line: str, kind: Kind = "config") -> str:
+    return f"loopcfg.{_PREFIXES[kind]}{line.lower()}"
+
+
+def module_path(line: str, kind: Kind = "config") -> Path:
+    return Path(__file__).with_name(f"{_PREFIXES[kind]}{line.lower()}.py")
 
 
 def generated_source(line: str, schema: dict[str, Any]) -> str:
@@ -116,19 +132,16 @@ def generated_source(line: str, schema: dict[str, Any]) -> str:
 
 
 @cache
-def _compiled(line: str) -> Callable[[Any], Any] | None:
+def _compiled(line: str, kind: Kind = "config") -> Callable[[Any], Any] | None:
     try:
-        module = import_module(_module_name(line))
+        module = import_module(_module_name(line, kind))
     except ModuleNotFoundError:
         return None
     validate: Callable[[Any], Any] = module.validate
     return validate
 
 
-def is_valid(value: Any, line: str = "S2") -> bool | None:
-    """True or False by the compiled schema of `line`; None when there is no compiled check
-    for it (the caller then asks jsonschema)."""
-    validate = _compiled(line)
+def _answer(validate: Callable[[Any], Any] | None, value: Any) -> bool | None:
     if validate is None:
         return None
     try:
@@ -138,11 +151,34 @@ def is_valid(value: Any, line: str = "S2") -> bool | None:
     return True
 
 
-def _generate() -> None:
-    from loopcfg.schema import build_schema
+def is_valid(value: Any, line: str = "S2") -> bool | None:
+    """True or False by the compiled schema of `line`; None when there is no compiled check
+    for it (the caller then asks jsonschema)."""
+    return _answer(_compiled(line), value)
 
+
+def is_valid_block(value: Any, line: str = "S2") -> bool | None:
+    """The same for one `tools.loopDetection` block by `line`'s block schema."""
+    return _answer(_compiled(line, "block"), value)
+
+
+def generated_sources() -> dict[Path, str]:
+    """Every generated module's path -> its text: each compiled line's whole-config and
+    block check."""
+    from loopcfg.schema import block_schema, build_schema
+
+    sources: dict[Path, str] = {}
     for line in COMPILED_LINES:
-        module_path(line).write_text(generated_source(line, build_schema(line)), encoding="utf-8")
+        sources[module_path(line)] = generated_source(line, build_schema(line))
+        # The label goes into the header only: it says which schema the module checks.
+        label = f"{line}, one tools.loopDetection block"
+        sources[module_path(line, "block")] = generated_source(label, block_schema(line))
+    return sources
+
+
+def _generate() -> None:
+    for path, source in generated_sources().items():
+        path.write_text(source, encoding="utf-8")
 
 
 if __name__ == "__main__":  # pragma: no cover - the generator, checked by the drift test

@@ -510,6 +510,10 @@ class _Errors:
                 continue
             self.paths.add(path)
             self.ancestors.update(_prefixes(path))
+        # Few errors (an editor's usual case: the value being typed) are compared with each
+        # block's path directly; listing every prefix of every block's path cost more than
+        # the rest of the lints of a 256-agent config. Many errors use the set.
+        self.few = tuple(self.paths) if len(self.paths) <= _FEW_ERRORS else None
 
     def taint(self, block: DocPath) -> bool:
         """True when an error lies in, or above, the block (so it cannot be read whole)."""
@@ -524,11 +528,23 @@ class _Errors:
         if not self.paths:
             return "clean"  # a valid config: no path to format for each of its blocks
         prefix = format_path(block)
-        if any(path in self.paths for path in _prefixes(prefix)):  # at or above it
+        if self._at_or_above(prefix):
             return "broken"
         if f"{prefix}.enabled" in self.ancestors:
             return "broken"
         return "inside" if prefix in self.ancestors else "clean"
+
+    def _at_or_above(self, prefix: str) -> bool:
+        """An error path is `prefix` or one of the paths it lies within (`_prefixes`)."""
+        if self.few is None:
+            return any(path in self.paths for path in _prefixes(prefix))
+        return any(
+            prefix == path or (prefix.startswith(path) and prefix[len(path)] in ".[")
+            for path in self.few
+        )
+
+
+_FEW_ERRORS = 16
 
 
 def _prefixes(path: str) -> list[str]:

@@ -20,13 +20,14 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable, Iterator
 from functools import cache, lru_cache
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from loopcfg.agent_ids import is_entry_key, normalize_agent_id
 from loopcfg.collector import paused
 from loopcfg.diagnostics import Diagnostic, Related
-from loopcfg.fastcheck import is_valid
+from loopcfg.fastcheck import is_valid, is_valid_block
 from loopcfg.includes import describe_value
 from loopcfg.keys import (
     DEFAULT_LINE,
@@ -42,6 +43,7 @@ from loopcfg.releases import (
     FULL_KNOBS,
     KEY_LIFE,
     MAX_SAFE_INTEGER,
+    Line,
     Target,
     choose_target,
     key_status,
@@ -123,13 +125,8 @@ def validate_config(loaded: LoadedConfig, target: Target | None = None) -> list[
             found.setdefault(key, diagnostic)
 
     checker = _Checker(root, loaded.file, chosen)
-    value = to_python(root)
-    # The compiled check answers for valid configs without importing jsonschema; jsonschema
-    # is asked only to find and word the errors of an invalid one (loopcfg/fastcheck.py). A
-    # line without a compiled check (None) asks jsonschema.
-    errors = () if is_valid(value, line) is True else _validator(line).iter_errors(value)
-    for error in errors:
-        keep(checker.diagnose(tuple(error.absolute_path), error))
+    for path, error in _schema_errors(to_python(root), chosen.line):
+        keep(checker.diagnose(path, error))
     if reads.converted_list:
         keep(_converted_list_shapes(root, loaded.file))
         for path in _list_blocks(root, objects_only=False):
@@ -150,6 +147,92 @@ def validate_config(loaded: LoadedConfig, target: Target | None = None) -> list[
     for block_path, block in _blocks(root, chosen):
         diagnostics.extend(_order_errors(block, block_path, loaded.file, line))
     return diagnostics
+
+
+def _schema_errors(value: Any, line: Line) -> Iterable[tuple[DocPath, Any]]:
+    """jsonschema's errors of `value` by `line`'s whole-config schema, each with its absolute
+    path; `value` (a fresh `to_python`) may be changed. The order is jsonschema's, except
+    that the blocks of `agents.entries` may come in the config's order: jsonschema walks them
+    in a set's order, which changes with the hash seed, and every report sorts by position.
+
+    The compiled check answers for valid configs without importing jsonschema; jsonschema is
+    asked only to find and word the errors of an invalid one (loopcfg/fastcheck.py). A line
+    without a compiled check (None) asks jsonschema. Most of an invalid config is valid too,
+    and jsonschema's walk over every agent's block was most of the time an editor waits after
+    an edit: each block is checked by the compiled block schema instead, and a valid one is
+    replaced by `{}`, which the schema accepts without an error. A block's errors depend on
+    the block alone (the schema reaches it by one `$ref` to the block schema, and nothing
+    outside reads into it), so the errors left are the same, at the same paths, in the same
+    order. When the config with every block emptied is valid, all errors are inside the
+    wrong blocks, and the block schema words them without the walk.
+    """
+    if is_valid(value, line.id) is True:
+        return
+    wrong = _wrong_blocks(value, line)
+    if wrong is None:
+        yield from _with_paths(_validator(line.id).iter_errors(value), ())
+        return
+    for container, key, _path, _block in wrong:
+        container[key] = {}
+    rest_valid = is_valid(value, line.id) is True
+    for container, key, _path, block in wrong:
+        container[key] = block
+    if not rest_valid:
+        yield from _with_paths(_validator(line.id).iter_errors(value), ())
+        return
+    for _container, _key, path, block in wrong:
+        yield from _with_paths(_block_validator(line.id).iter_errors(block), path)
+
+
+def _with_paths(errors: Iterable[Any], prefix: DocPath) -> Iterator[tuple[DocPath, Any]]:
+    for error in errors:
+        yield (*prefix, *error.absolute_path), error
+
+
+# A block in the plain value: the dict or list holding it, its key there, its path, the block.
+_PlainBlock = tuple[Any, Any, DocPath, Any]
+
+
+def _wrong_blocks(value: Any, line: Line) -> list[_PlainBlock] | None:
+    """The blocks that the whole-config schema reaches and the block schema rejects, in the
+    order jsonschema walks them; every valid one is replaced by `{}` in `value`. None (and
+    `value` unchanged) when `line` has no compiled block check."""
+    if is_valid_block({}, line.id) is None:
+        return None
+    wrong: list[_PlainBlock] = []
+    for container, path in _plain_block_holders(value, line):
+        block = container[_BLOCK_KEY]
+        if is_valid_block(block, line.id) is True:
+            container[_BLOCK_KEY] = {}
+        else:
+            wrong.append((container, _BLOCK_KEY, path, block))
+    return wrong
+
+
+def _plain_block_holders(value: Any, line: Line) -> Iterator[tuple[dict[str, Any], DocPath]]:
+    """Each `tools` object that holds a block where the schema of `line` checks one: the
+    global one, then the roster's agents (`agents.list[i]` or `agents.entries.<id>`, as the
+    line's schema has it), in the schema's order."""
+    if not isinstance(value, dict):
+        return
+    tools = value.get("tools")
+    if isinstance(tools, dict) and _BLOCK_KEY in tools:
+        yield tools, ("tools", _BLOCK_KEY)
+    agents = value.get("agents")
+    if not isinstance(agents, dict):
+        return
+    if line.roster == "entries":
+        roster = agents.get("entries")
+        named = roster.items() if isinstance(roster, dict) else ()
+        agent_items = [(name, agent) for name, agent in named if name != "$include"]
+    else:
+        roster = agents.get("list")
+        agent_items = list(enumerate(roster)) if isinstance(roster, list) else []
+    kind = "entries" if line.roster == "entries" else "list"
+    for name, agent in agent_items:
+        tools = agent.get("tools") if isinstance(agent, dict) else None
+        if isinstance(tools, dict) and _BLOCK_KEY in tools:
+            yield tools, ("agents", kind, name, "tools", _BLOCK_KEY)
 
 
 def _meta_version_type(root: ObjectNode, file: str) -> list[Diagnostic]:

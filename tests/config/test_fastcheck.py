@@ -10,9 +10,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft7Validator
 
-from loopcfg.fastcheck import COMPILED_LINES, generated_source, is_valid, module_path
+from loopcfg.fastcheck import (
+    COMPILED_LINES,
+    generated_source,
+    generated_sources,
+    is_valid,
+    is_valid_block,
+    module_path,
+)
 from loopcfg.keys import SETTINGS
-from loopcfg.schema import build_schema
+from loopcfg.schema import block_schema, build_schema
 
 
 @pytest.mark.parametrize("line", COMPILED_LINES)
@@ -22,8 +29,24 @@ def test_the_generated_module_has_not_drifted_from_the_schema(line: str) -> None
     ), f"{module_path(line).name} drifted: `python -m loopcfg.fastcheck --generate`"
 
 
+@pytest.mark.parametrize("line", COMPILED_LINES)
+def test_the_generated_block_module_has_not_drifted_from_the_block_schema(line: str) -> None:
+    path = module_path(line, "block")
+    assert path.read_text(encoding="utf-8") == generated_sources()[path], (
+        f"{path.name} drifted: `python -m loopcfg.fastcheck --generate`"
+    )
+
+
+def test_every_generated_module_is_checked_for_drift() -> None:
+    expected = {module_path(line, kind) for line in COMPILED_LINES for kind in ("config", "block")}
+    assert set(generated_sources()) == expected
+    on_disk = set(module_path("S2").parent.glob("_fast*_*.py"))
+    assert on_disk == expected
+
+
 def test_a_line_without_a_compiled_check_answers_none() -> None:
     assert is_valid({}, "S0") is None
+    assert is_valid_block({}, "S0") is None
 
 
 SCALARS = st.one_of(
@@ -118,3 +141,11 @@ def test_compiled_check_of_the_2026_8_line_agrees_with_jsonschema(config: dict[s
     schema = build_schema("S3")
     jsonschema_valid = not any(True for _ in Draft7Validator(schema).iter_errors(config))
     assert is_valid(config, "S3") is jsonschema_valid
+
+
+@pytest.mark.parametrize("line", COMPILED_LINES)
+@settings(max_examples=300, deadline=None)
+@given(blocks)
+def test_compiled_block_check_and_jsonschema_always_agree(line: str, block: Any) -> None:
+    jsonschema_valid = not any(True for _ in Draft7Validator(block_schema(line)).iter_errors(block))
+    assert is_valid_block(block, line) is jsonschema_valid

@@ -108,3 +108,24 @@ def test_error_index_taints_what_the_pairwise_definition_does(
 
     error_paths = [None if e is None else format_path(e) for e in errors]
     assert _Errors(error_paths).taint(block) == _pairwise(error_paths, format_path(block))
+
+
+@settings(max_examples=200)
+@given(st.lists(st.one_of(st.none(), _PATHS), min_size=17, max_size=40), _PATHS)
+def test_error_index_taints_the_same_with_many_errors(
+    errors: list[Any], block: tuple[Any, ...]
+) -> None:
+    """Past a few errors `_Errors` answers from its set of prefixes instead of comparing
+    each error path with the block's: the same answer."""
+    from loopcfg.lint import _Errors
+    from loopcfg.source.nodes import format_path
+
+    error_paths = [None if e is None else format_path(e) for e in errors]
+    assert _Errors(error_paths).taint(block) == _pairwise(error_paths, format_path(block))
+    # The same errors with unrelated ones added (no _PARTS path starts with "zz"): the set's
+    # answer for each state ("clean", "inside", "broken") is the few paths' answer.
+    few_paths = [p for p in error_paths if p][:4]
+    unrelated = [format_path(("zz", index)) for index in range(20)]
+    few, many = _Errors(few_paths), _Errors([*few_paths, *unrelated])
+    assert few.few is not None and many.few is None
+    assert few.state(block) == many.state(block)
