@@ -7,9 +7,10 @@ types only and writes each with its type), so a value mutated after it was hashe
 a stale hash.
 
 A hit is exact only for JSON-shaped values (exact dict/list/tuple/str/int/float/bool/None), whose
-canonical JSON is a function of their marshal bytes; only those are remembered. Other
-marshallable values are not: marshal sorts a set's elements while `str()` follows its hash table
-({1, 9} and {9, 1}: equal bytes, different texts), and a code object's `str()` holds its address.
+canonical JSON is a function of their marshal bytes; only those answer from the memo (a value is
+walked for its shape at its first repeat, not when first hashed). Other marshallable values are
+not: marshal sorts a set's elements while `str()` follows its hash table ({1, 9} and {9, 1}:
+equal bytes, different texts), and a code object's `str()` holds its address.
 
 Results are not remembered: with orjson, hashing a ~2 KB result costs less than taking its
 marshal bytes as a key would (measured by bench/engine.py).
@@ -55,7 +56,9 @@ class HashMemo:
     __slots__ = ("_args", "_hash")
 
     def __init__(self, hash_args: Callable[[str, Any], str] = shared_args_hash) -> None:
-        self._args: dict[tuple[str, bytes], str] = {}
+        # (tool, marshal bytes) -> the hash; in a 1-tuple until the value is known to be
+        # JSON-shaped (only then do equal bytes mean an equal canonical text).
+        self._args: dict[tuple[str, bytes], str | tuple[str]] = {}
         self._hash = hash_args  # E5.4 hashes with its private stringify (09 §9.1)
 
     def args_hash(self, tool: str, args: Any) -> str:
@@ -66,12 +69,18 @@ class HashMemo:
         if len(key) > MEMO_MAX_BYTES:
             return self._hash(tool, args)
         memo = self._args
-        h = memo.get((tool, key))
-        if h is None:
+        remembered = memo.get((tool, key))
+        if remembered is None:
             h = self._hash(tool, args)
-            if not json_shaped(args):
-                return h
             if len(memo) >= MEMO_SIZE:
                 memo.clear()
-            memo[(tool, key)] = h
-        return h
+            # Not yet known to be JSON-shaped: most arguments are never seen again (a replayed
+            # transcript's calls are unique), so the walk waits for the first repeat.
+            memo[(tool, key)] = (h,)
+            return h
+        if isinstance(remembered, tuple):  # the first repeat: may these bytes answer?
+            if not json_shaped(args):
+                del memo[(tool, key)]
+                return self._hash(tool, args)
+            remembered = memo[(tool, key)] = remembered[0]
+        return remembered

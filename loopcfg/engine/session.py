@@ -122,16 +122,19 @@ class Session:
         error: Any = None,
         run_id: str | None = None,
         call_id: str | None = None,
+        args_hash: str | None = None,
     ) -> str | None:
         """Attach the outcome hash to its pending call; raises CompactionLoopPersisted.
         Returns the post-compaction guard's window-closed line when this outcome closed the
         window (E8.1, 09 §9.4.8), else None.
 
         Without `result` (and `error`) there is no outcome; `result=None` is a JSON null result,
-        which OpenClaw hashes (04 §4.4 rule 2)."""
+        which OpenClaw hashes (04 §4.4 rule 2). `args_hash`: the `args_hash` of the handle
+        `before_call` returned for this very tool and these unchanged arguments, so that they
+        are not hashed again (replay keeps it while the result is outstanding)."""
         tool = self.names[tool]
         return self._record_outcome(
-            tool, args, None, result, error, normalise_run_id(run_id), call_id
+            tool, args, args_hash, result, error, normalise_run_id(run_id), call_id
         )
 
     # The same three steps with the args hash computed once (used by `call`, whose handle

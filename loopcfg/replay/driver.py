@@ -9,6 +9,8 @@ import logging
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import partial
+from operator import attrgetter
 from typing import Any
 
 from loopcfg.engine import LoopDetector, blocked_result
@@ -78,6 +80,10 @@ class ReplayOptions:
     live_records: int | None = LIVE_RECORDS
 
 
+# `len(session.history)`: History.live is the records it holds (History.__len__).
+_HISTORY_LENGTH = attrgetter("history.live")
+
+
 def default_settings() -> EffectiveSettings:
     """No --config: OpenClaw's defaults with the detectors switched on (05 replay)."""
     return defaults_table().base
@@ -121,12 +127,14 @@ class EngineSessions:
         index, state = suspended
         return self._wrapped(self.detector.restore(key, self.known_settings[index], state))
 
-    def weight(self, engine: EngineSession) -> int:
+    def weigher(self, engine: EngineSession) -> Callable[[], int]:
         session = engine.engine if isinstance(engine, SingleCallPath) else engine
         if isinstance(session, V4Session):
-            return len(session.records)
+            return partial(len, session)
         assert isinstance(session, Session)
-        return len(session.history)
+        # The runner weighs the session it is handed at every line: a C call (no Python frame)
+        # reading `len(session.history)`, which stays the session's one History object.
+        return partial(_HISTORY_LENGTH, session)
 
     def _settings_index(self, settings: EffectiveSettings) -> int:
         for index, known in enumerate(self.known_settings):

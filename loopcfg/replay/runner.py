@@ -11,7 +11,7 @@ import operator
 import pickle
 import sys
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, fields
 from typing import Any, Protocol, cast
 
@@ -69,7 +69,10 @@ class EngineSession(Protocol):
         error: Any = None,
         run_id: str | None = None,
         call_id: str | None = None,
-    ) -> object: ...
+        args_hash: str | None = None,
+    ) -> object:
+        """`args_hash` (only passed when `before_call`'s handle had one) is that handle's."""
+        ...
 
     def forget_call(
         self, tool: str, args: Any, *, run_id: str | None = None, call_id: str | None = None
@@ -101,8 +104,9 @@ class SpoolingFactory(SessionFactory, Protocol):
         """The session `suspend` returned `state` for, alive again."""
         ...
 
-    def weight(self, engine: EngineSession) -> int:
-        """What the session holds, in history records (its memory grows with them)."""
+    def weigher(self, engine: EngineSession) -> Callable[[], int]:
+        """What the session holds, in history records (its memory grows with them), as a
+        call without arguments: the runner asks at every line of the session."""
         ...
 
 
@@ -307,11 +311,18 @@ class _Live:
     order: int
     # History records held when last weighed (the record budget, `_Replayer.weigh`).
     weight: int = 0
+    # What the engine session holds now, in records (`SpoolingFactory.weigher`, set when a
+    # budget is kept; `int()` is 0 until then).
+    weigher: Callable[[], int] = int
     # call id -> run of a call still waiting for its outcome, so a late outcome joins its
     # call's run; an outcome whose id is not here (nor blocked) has no recorded call.
     call_runs: BoundedIds = field(default_factory=BoundedIds)
     # ids of blocked calls: any outcome carrying one is dropped (the call never ran).
     blocked: BoundedIds = field(default_factory=BoundedIds)
+    # call id -> (tool, arguments, the engine's hash of them) of a call waiting for its
+    # outcome, so the outcome of those very arguments is not hashed again. A cache: never
+    # spooled, cleared when it grows past MAX_PENDING_IDS; without an entry the engine hashes.
+    call_hashes: dict[str, tuple[str, Any, str]] = field(default_factory=dict)
     aborted_runs: set[str | None] = field(default_factory=set)
     run_ids: dict[str | None, str] = field(default_factory=dict)
     # Transcripts name a run's real id after its calls: what was found in the current run waits
@@ -370,7 +381,7 @@ class _Replayer:
         self.stats = stats
         # The sessions in memory, least recently used first when there is a budget.
         self.live: OrderedDict[str, _Live] = OrderedDict()
-        spools = all(hasattr(sessions, name) for name in ("suspend", "resume", "weight"))
+        spools = all(hasattr(sessions, name) for name in ("suspend", "resume", "weigher"))
         self.budget = max(live_sessions, 1) if live_sessions is not None and spools else None
         # And the history records they may hold together (sessions differ in length).
         self.record_budget = live_records if live_records is not None else sys.maxsize
@@ -384,19 +395,23 @@ class _Replayer:
         if live is not None:
             if self.budget is not None:
                 self.live.move_to_end(name)
-                self.weigh(live)  # what its previous lines added
+                if live.weigher() != live.weight:  # what its previous lines added
+                    self.weigh(live)
+                # Else nothing changed since the budget last held (only a session's own lines
+                # add to its records, and a session newly in memory is weighed below).
             return live
         live = self.unspooled(name) if self.spool is not None else None
         if live is None:
             live = self.new_session(name)
         self.live[name] = live
         if self.budget is not None:
+            live.weigher = cast(SpoolingFactory, self.factory).weigher(live.engine)
             self.weigh(live)
         return live
 
     def weigh(self, live: _Live) -> None:
         """Count the session's records again; over budget, spool the least recently used."""
-        weight = cast(SpoolingFactory, self.factory).weight(live.engine)
+        weight = live.weigher()
         self.records += weight - live.weight
         live.weight = weight
         assert self.budget is not None
@@ -501,9 +516,17 @@ class _Replayer:
             stats.probe.observe(live.engine, event.tool, event.args, event.run, stats.calls)
         # Checked and, unless blocked, recorded in one step: the engine hashes the arguments
         # and trims the run id once for both.
-        verdict = live.engine.before_call(
+        handle = live.engine.before_call(
             event.tool, event.args, run_id=event.run, call_id=event.call_id
-        ).verdict
+        )
+        verdict = handle.verdict
+        if event.call_id is not None and event.outcome is None:
+            args_hash = getattr(handle, "args_hash", None)
+            if args_hash is not None:
+                hashes = live.call_hashes
+                if len(hashes) >= MAX_PENDING_IDS:
+                    hashes.clear()
+                hashes[event.call_id] = (event.tool, event.args, args_hash)
         if verdict.level != "none":
             self.verdict(live, event, verdict)
         if verdict.level == "critical":
@@ -576,7 +599,9 @@ class _Replayer:
         """An outcome; `inline` when it came on its call's own line (same run, never late)."""
         run = event.run
         orphan = event.orphan
+        kept = None
         if event.call_id is not None and not inline:
+            kept = live.call_hashes.pop(event.call_id, None)
             if event.call_id in live.blocked:
                 return
             if event.call_id in live.call_runs:
@@ -591,14 +616,26 @@ class _Replayer:
             self.forget(live, event, run)
             return
         try:
-            note = live.engine.record_outcome(
-                event.tool,
-                event.args,
-                result=event.result,
-                error=event.error,
-                run_id=run,
-                call_id=event.call_id,
-            )
+            if kept is not None and kept[1] is event.args and kept[0] == event.tool:
+                # The call's own arguments (the reader hands the same object on): its hash.
+                note = live.engine.record_outcome(
+                    event.tool,
+                    event.args,
+                    result=event.result,
+                    error=event.error,
+                    run_id=run,
+                    call_id=event.call_id,
+                    args_hash=kept[2],
+                )
+            else:
+                note = live.engine.record_outcome(
+                    event.tool,
+                    event.args,
+                    result=event.result,
+                    error=event.error,
+                    run_id=run,
+                    call_id=event.call_id,
+                )
             if isinstance(note, str):  # E8.1's window-closed line: an info event (09 §9.4.8)
                 from loopcfg.replay.batches import guard_note
 

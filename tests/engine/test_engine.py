@@ -249,3 +249,33 @@ def test_threads_share_a_detector() -> None:
     for thread in threads:
         thread.join()
     assert len(detector.session("0").history.records) == 50
+
+
+@pytest.mark.parametrize("openclaw", [None, "2026.9.6"])
+def test_an_outcome_given_its_handles_args_hash_records_what_hashing_would(
+    openclaw: str | None,
+) -> None:
+    detector = LoopDetector({"enabled": True}, openclaw=openclaw)
+    carried, hashed = detector.detached_session("a"), detector.detached_session("b")
+    calls = [("read", {"path": "/a"}, "x"), ("exec", {"command": "ls"}, "y")] * 12
+    for index, (tool, args, result) in enumerate(calls):
+        call_id = f"c{index}"
+        handles = [s.before_call(tool, args, call_id=call_id) for s in (carried, hashed)]
+        assert handles[0].verdict == handles[1].verdict
+        if handles[0].blocked:
+            continue
+        carried.record_outcome(
+            tool, args, result=result, call_id=call_id, args_hash=handles[0].args_hash
+        )
+        hashed.record_outcome(tool, args, result=result, call_id=call_id)
+    assert carried.snapshot() == hashed.snapshot()
+    if openclaw is not None:
+        return
+    # The carried hash is taken as given: a different one matches no pending call.
+    carried.before_call("read", {"path": "/z"}, call_id="z")
+    carried.record_outcome("read", {"path": "/z"}, result="x", call_id="z", args_hash="read:0")
+    pending = [r for r in carried.history.snapshot()[1] if r[3] == "z"]
+    assert [(r[1], r[4] is None) for r in pending] == [
+        (args_hash("read", {"path": "/z"}), True),
+        ("read:0", False),
+    ]

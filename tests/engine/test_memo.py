@@ -109,3 +109,24 @@ def test_a_call_hashes_its_arguments_once(monkeypatch: pytest.MonkeyPatch) -> No
         session.record_call("read", args, run_id="r", call_id="c")
         session.record_outcome("read", args, result={"n": 1}, run_id="r", call_id="c")
     assert hashed == [{"path": "/a", "limit": 200}]
+
+
+def test_arguments_are_walked_for_their_shape_only_when_they_repeat(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from loopcfg.engine import memo as memo_module
+
+    walked: list[Any] = []
+
+    def counting(value: Any) -> bool:
+        walked.append(value)
+        return json_shaped(value)
+
+    monkeypatch.setattr(memo_module, "json_shaped", counting)
+    memo = HashMemo()
+    for i in range(3):
+        assert memo.args_hash("t", {"i": i}) == args_hash("t", {"i": i})
+    assert walked == []  # unique arguments: hashed, never walked
+    for _ in range(3):
+        assert memo.args_hash("t", {"i": 1}) == args_hash("t", {"i": 1})
+    assert walked == [{"i": 1}]  # the first repeat walks it; later ones answer from the memo

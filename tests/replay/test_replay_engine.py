@@ -5,13 +5,17 @@ from __future__ import annotations
 import json
 import pickle
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from click.testing import CliRunner
 
 from loopcfg.cli import cli
+from loopcfg.engine.session import Session
+from loopcfg.hashing import args_hash
 from loopcfg.replay.configs import load_table
-from loopcfg.replay.driver import ReplayOptions, replay_file
+from loopcfg.replay.driver import EngineSessions, ReplayOptions, replay_file
+from loopcfg.replay.events import Call, Outcome
+from loopcfg.replay.runner import replay_events
 
 from .helpers import jsonl
 
@@ -167,3 +171,67 @@ def test_agent_without_config_is_said_to_change_nothing(tmp_path: Path) -> None:
     trace = write(tmp_path, "t.jsonl", jsonl(*same_call(1)))
     result = run_cli(trace, "--agent", "ops")
     assert result.exit_code == 0 and "--agent ops changes nothing" in result.stderr
+
+
+class _CountingMemo:
+    """The session's argument memo, counting the hashes asked of it."""
+
+    def __init__(self, memo: Any) -> None:
+        self.memo, self.asked = memo, 0
+
+    def args_hash(self, tool: str, args: Any) -> str:
+        self.asked += 1
+        return str(self.memo.args_hash(tool, args))
+
+
+class _KeptSessions(EngineSessions):
+    """The real engine sessions, kept (and their memo counted) for the test to look at."""
+
+    def __init__(self, options: ReplayOptions) -> None:
+        super().__init__(options)
+        self.made: list[Session] = []
+
+    def session(self, key: str) -> Any:
+        engine = super().session(key)
+        assert isinstance(engine, Session)
+        engine.memo = cast(Any, _CountingMemo(engine.memo))
+        self.made.append(engine)
+        return engine
+
+
+def _replayed(call_args: Any, outcome_args: Any) -> Session:
+    """One call with id c1 and, on a later line, an outcome for c1 with `outcome_args`."""
+    factory = _KeptSessions(ReplayOptions())
+    events = [
+        Call("f", 1, "s", None, "read", call_args, "c1", None),
+        Outcome("f", 2, "s", None, "read", outcome_args, "c1", "text", None, False, False),
+    ]
+    replay_events("f", events, factory)
+    return factory.made[0]
+
+
+def test_an_outcome_of_its_calls_own_arguments_is_not_hashed_again() -> None:
+    args = {"path": "/a"}
+    session = _replayed(args, args)
+    assert cast(_CountingMemo, session.memo).asked == 1  # before_call's, reused by the outcome
+    _size, records = session.history.snapshot()
+    assert [(r[1], r[4] is not None) for r in records] == [(args_hash("read", args), True)]
+
+
+def test_an_outcome_with_other_arguments_is_hashed_from_its_own() -> None:
+    # Same call id, different arguments: OpenClaw matches by argsHash, so the call stays
+    # pending and the outcome is a record of its own (no hash carried over from the call).
+    session = _replayed({"path": "/a"}, {"path": "/b"})
+    assert cast(_CountingMemo, session.memo).asked == 2
+    _size, records = session.history.snapshot()
+    assert [(r[1], r[4] is not None) for r in records] == [
+        (args_hash("read", {"path": "/a"}), False),
+        (args_hash("read", {"path": "/b"}), True),
+    ]
+    # Equal arguments in another object: hashed again, and the outcome joins its call.
+    session = _replayed({"path": "/a"}, {"path": "/a"})
+    assert cast(_CountingMemo, session.memo).asked == 2
+    _size, records = session.history.snapshot()
+    assert [(r[1], r[4] is not None) for r in records] == [
+        (args_hash("read", {"path": "/a"}), True)
+    ]
