@@ -110,7 +110,13 @@ class LoopcfgServer(LanguageServer):
         checked = await loop.run_in_executor(
             self.checker, analysis.check, top, buffers, self.openclaw, self.parses, previous
         )
-        self.record(top, checked)
+        if self.still_open(top, checked):  # closed while checked: nothing to publish for it
+            self.record(top, checked)
+
+    def still_open(self, top: str, checked: analysis.Checked) -> bool:
+        """Whether `top` or a file its check read is still open in the editor."""
+        open_files = self.buffers()
+        return top in open_files or any(real in open_files for real in checked.files)
 
     def record(self, top: str, checked: analysis.Checked) -> None:
         self.checked[top] = checked

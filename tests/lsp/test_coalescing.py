@@ -54,3 +54,35 @@ def test_changes_during_a_check_collapse_into_one_recheck(monkeypatch: pytest.Mo
         assert seen[-1] == "v7" and len(seen) == 3
 
     asyncio.run(main())
+
+
+def test_a_file_closed_while_checked_gets_no_diagnostics(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Any
+) -> None:
+    top = tmp_path / "openclaw.json5"
+    top.write_text("{ tools: { loopDetection: { historySize: 'x' } } }\n", encoding="utf-8")
+    real = str(top.resolve())
+    started, release = threading.Event(), threading.Event()
+    plain_check = analysis.check
+
+    def held_check(*args: Any) -> Any:
+        started.set()
+        release.wait(60)  # the user closes the file while this check runs
+        return plain_check(*args)
+
+    monkeypatch.setattr(analysis, "check", held_check)
+
+    async def main() -> None:
+        server = build_server()
+        texts = {real: top.read_text(encoding="utf-8")}
+        server.buffers = lambda: dict(texts)  # type: ignore[method-assign]
+        published: list[str] = []
+        server.publish = lambda file, found, checked: published.append(file)  # type: ignore[method-assign, assignment, misc]
+        server.schedule(real)
+        await asyncio.get_running_loop().run_in_executor(None, started.wait, 60)
+        del texts[real]  # didClose: the editor no longer has it
+        release.set()
+        await server.settled()
+        assert published == [] and real not in server.checked
+
+    asyncio.run(main())
