@@ -220,6 +220,7 @@ def _replace_value(
     if _height(alone.root) + len(target.path) > MAX_DEPTH:
         return None  # deep enough that the whole file's parse would refuse it
     _prefix_paths(alone.root, target.path)
+    _pin_spans(alone.root)
     root = _rebuilt(chain, alone.root, edit.lines)
     comments = _comments_around(old.comments, span, alone.comments, edit.lines)
     return Document(old.file, text, root, comments, old.format)
@@ -259,6 +260,22 @@ def _prefix_paths(node: Node, prefix: DocPath) -> None:
         current.path = (*prefix, *current.path)
         if isinstance(current, ObjectNode):
             stack.extend(entry.value for entry in current.entries)
+        elif isinstance(current, ArrayNode):
+            stack.extend(current.items)
+
+
+def _pin_spans(node: Node) -> None:
+    """Give the re-parsed value its Spans now. Left lazy, each of its keys and nodes would keep
+    this parse's blanked copy of the text alive for as long as the value is not edited again:
+    one near-whole-file text per value ever edited (memory grew by 25 MB over 600 edits)."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        current.span = current.span
+        if isinstance(current, ObjectNode):
+            for entry in current.entries:
+                entry.key.span = entry.key.span
+                stack.append(entry.value)
         elif isinstance(current, ArrayNode):
             stack.extend(current.items)
 

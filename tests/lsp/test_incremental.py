@@ -230,3 +230,40 @@ def test_a_recheck_of_unchanged_files_keeps_the_findings(tmp_path: Path) -> None
     assert "LC002" in [d.code for d in first.diagnostics]
     assert changed.diagnostics == list(check_file(str(top)).diagnostics)
     assert "LC002" not in [d.code for d in changed.diagnostics]
+
+
+def _held_after_edits(edits: int, agents: int = 240) -> int:
+    """Bytes still held by the newest document after typing a digit into `edits` different
+    values, each re-parsed incrementally (tracemalloc, never a clock)."""
+    import gc
+    import tracemalloc
+
+    rows = ",\n".join(
+        f'    {{ id: "agent{i}", tools: {{ loopDetection: {{ historySize: 1{i} }} }} }}'
+        for i in range(agents)
+    )
+    text = "{\n  agents: {\n    list: [\n" + rows + "\n    ],\n  },\n}\n"
+    cache = ParseCache()
+    document = cache.parse(text, "f.json5", "json5")
+    tracemalloc.start()
+    try:
+        for index in range(edits):
+            mark = f'"agent{index}", tools: {{ loopDetection: {{ historySize: '
+            at = text.index(mark) + len(mark)
+            text = text[:at] + "7" + text[at:]
+            document = cache.parse(text, "f.json5", "json5")
+        assert cache.reparsed >= edits
+        del cache
+        gc.collect()
+        held, _ = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert document.root is not None
+    return held
+
+
+def test_edited_values_do_not_keep_old_texts_alive() -> None:
+    # Each re-parsed value once kept its parse's blanked copy of the whole text: memory grew
+    # with every value edited (review, 2026-12-03). Four times the edits: not ~4x the memory.
+    few, many = _held_after_edits(40), _held_after_edits(160)
+    assert many < 2 * few + 200_000, (few, many)
