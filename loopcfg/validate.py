@@ -129,9 +129,8 @@ def validate_config(loaded: LoadedConfig, target: Target | None = None) -> list[
         keep(checker.diagnose(path, error))
     if reads.converted_list:
         keep(_converted_list_shapes(root, loaded.file))
-        for path in _list_blocks(root, objects_only=False):
-            node = _at(root, path)
-            for error in _block_validator(line).iter_errors(to_python(node)):  # type: ignore[arg-type]
+        for path, node in _written_list_blocks(root):
+            for error in _block_validator(line).iter_errors(to_python(node)):
                 keep(checker.diagnose((*path, *error.absolute_path), error))
     keep(list(reads.diagnostics))
     keep(_misplaced_blocks(root, chosen, loaded.file))
@@ -268,17 +267,18 @@ def _blocks(root: ObjectNode, target: Target | None = None) -> list[tuple[DocPat
     return found
 
 
-def _list_blocks(root: ObjectNode, *, objects_only: bool) -> list[DocPath]:
+def _written_list_blocks(root: ObjectNode) -> list[tuple[DocPath, Node]]:
+    """Each `agents.list[i].tools.loopDetection` written, whatever its value."""
     agents = _at(root, ("agents", "list"))
     if not isinstance(agents, ArrayNode):
         return []
-    paths: list[DocPath] = []
-    for index in range(len(agents.items)):
-        path: DocPath = ("agents", "list", index, "tools", _BLOCK_KEY)
-        node = _at(root, path)
-        if isinstance(node, ObjectNode) or (node is not None and not objects_only):
-            paths.append(path)
-    return paths
+    found: list[tuple[DocPath, Node]] = []
+    for index, agent in enumerate(agents.items):
+        tools = agent.get("tools") if isinstance(agent, ObjectNode) else None
+        block = tools.get(_BLOCK_KEY) if isinstance(tools, ObjectNode) else None
+        if block is not None:
+            found.append((("agents", "list", index, "tools", _BLOCK_KEY), block))
+    return found
 
 
 def _converted_list_shapes(root: ObjectNode, file: str) -> list[Diagnostic]:
@@ -296,16 +296,9 @@ def _converted_list_shapes(root: ObjectNode, file: str) -> list[Diagnostic]:
 
 
 def _list_block_nodes(root: ObjectNode) -> list[tuple[DocPath, ObjectNode]]:
-    agents = _at(root, ("agents", "list"))
-    if not isinstance(agents, ArrayNode):
-        return []
-    found: list[tuple[DocPath, ObjectNode]] = []
-    for index, agent in enumerate(agents.items):
-        tools = agent.get("tools") if isinstance(agent, ObjectNode) else None
-        block = tools.get(_BLOCK_KEY) if isinstance(tools, ObjectNode) else None
-        if isinstance(block, ObjectNode):
-            found.append((("agents", "list", index, "tools", _BLOCK_KEY), block))
-    return found
+    return [
+        (path, block) for path, block in _written_list_blocks(root) if isinstance(block, ObjectNode)
+    ]
 
 
 def _entry_block_nodes(root: ObjectNode) -> list[tuple[DocPath, ObjectNode]]:

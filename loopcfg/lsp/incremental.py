@@ -219,8 +219,7 @@ def _replace_value(
         return None  # a line comment cut short by the end of the value: it runs on in the file
     if _height(alone.root) + len(target.path) > MAX_DEPTH:
         return None  # deep enough that the whole file's parse would refuse it
-    _prefix_paths(alone.root, target.path)
-    _pin_spans(alone.root)
+    _settle(alone.root, target.path)
     root = _rebuilt(chain, alone.root, edit.lines)
     comments = _comments_around(old.comments, span, alone.comments, edit.lines)
     return Document(old.file, text, root, comments, old.format)
@@ -251,26 +250,16 @@ def _height(node: Node) -> int:
     return 0
 
 
-def _prefix_paths(node: Node, prefix: DocPath) -> None:
-    if not prefix:
-        return
+def _settle(node: Node, prefix: DocPath) -> None:
+    """Put the re-parsed value in its place: its paths start with `prefix`, and it gets its
+    Spans now. Left lazy, each of its keys and nodes would keep this parse's blanked copy of
+    the text alive for as long as the value is not edited again: one near-whole-file text per
+    value ever edited (memory grew by 25 MB over 600 edits)."""
     stack = [node]
     while stack:
         current = stack.pop()
-        current.path = (*prefix, *current.path)
-        if isinstance(current, ObjectNode):
-            stack.extend(entry.value for entry in current.entries)
-        elif isinstance(current, ArrayNode):
-            stack.extend(current.items)
-
-
-def _pin_spans(node: Node) -> None:
-    """Give the re-parsed value its Spans now. Left lazy, each of its keys and nodes would keep
-    this parse's blanked copy of the text alive for as long as the value is not edited again:
-    one near-whole-file text per value ever edited (memory grew by 25 MB over 600 edits)."""
-    stack = [node]
-    while stack:
-        current = stack.pop()
+        if prefix:
+            current.path = (*prefix, *current.path)
         current.span = current.span
         if isinstance(current, ObjectNode):
             for entry in current.entries:

@@ -616,26 +616,20 @@ class _Replayer:
             self.forget(live, event, run)
             return
         try:
+            # The call's own arguments (the reader hands the same object on): its hash, passed
+            # only then (a session that never gets it need not take the keyword).
+            known: dict[str, str] = {}
             if kept is not None and kept[1] is event.args and kept[0] == event.tool:
-                # The call's own arguments (the reader hands the same object on): its hash.
-                note = live.engine.record_outcome(
-                    event.tool,
-                    event.args,
-                    result=event.result,
-                    error=event.error,
-                    run_id=run,
-                    call_id=event.call_id,
-                    args_hash=kept[2],
-                )
-            else:
-                note = live.engine.record_outcome(
-                    event.tool,
-                    event.args,
-                    result=event.result,
-                    error=event.error,
-                    run_id=run,
-                    call_id=event.call_id,
-                )
+                known["args_hash"] = kept[2]
+            note = live.engine.record_outcome(
+                event.tool,
+                event.args,
+                result=event.result,
+                error=event.error,
+                run_id=run,
+                call_id=event.call_id,
+                **known,
+            )
             if isinstance(note, str):  # E8.1's window-closed line: an info event (09 §9.4.8)
                 from loopcfg.replay.batches import guard_note
 
