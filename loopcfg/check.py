@@ -17,6 +17,7 @@ from loopcfg.source.nodes import Format
 
 if TYPE_CHECKING:
     from loopcfg.config import LoadedConfig
+    from loopcfg.memo import SubtreeMemo
     from loopcfg.releases import Target
 
 # NamedTuples, not dataclasses: a frozen dataclass costs about 2 ms of code generation when the
@@ -100,10 +101,16 @@ def check_file(
 
 @paused
 def loaded_findings(
-    loaded: LoadedConfig, options: CheckOptions | None = None, target: Target | None = None
+    loaded: LoadedConfig,
+    options: CheckOptions | None = None,
+    target: Target | None = None,
+    *,
+    memo: SubtreeMemo | None = None,
 ) -> list[Diagnostic]:
     """Every finding of a loaded config for its target, suppressed and selected as `options`
-    say (unsorted): what `validate` reports, and what `fix`, `migrate` and the LSP start from."""
+    say (unsorted): what `validate` reports, and what `fix`, `migrate` and the LSP start from.
+    `memo` (the language server's, one per open config) keeps what depends only on the parts
+    of the config that the last edit did not touch (loopcfg/memo.py)."""
     from loopcfg.lint import lint_config
     from loopcfg.suppress import apply_suppressions, select
     from loopcfg.validate import (
@@ -118,11 +125,11 @@ def loaded_findings(
         target = config_target(loaded, opts.openclaw)
     found = with_missing_env(list(loaded.diagnostics), target)
     if loaded.root is not None:
-        validation = validate_config(loaded, target)
+        validation = validate_config(loaded, target, memo)
         found += validation
         # validated once: the slow part of a check
-        found += lint_config(loaded, validation, target)
-        found += target_findings(loaded, target)
+        found += lint_config(loaded, validation, target, memo)
+        found += target_findings(loaded, target, memo)
     found = apply_suppressions(found, loaded.documents)
     return select(found, opts.select, opts.ignore, verbose=opts.verbose)
 

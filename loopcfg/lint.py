@@ -29,6 +29,7 @@ on any loaded config.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from functools import partial
 from typing import TYPE_CHECKING, NamedTuple
 
 from loopcfg.collector import paused
@@ -48,6 +49,7 @@ from loopcfg.source.nodes import ArrayNode, DocPath, Node, ObjectNode, Span, for
 
 if TYPE_CHECKING:
     from loopcfg.config import LoadedConfig
+    from loopcfg.memo import SubtreeMemo
 
 __all__ = ["lint_config"]
 
@@ -65,6 +67,9 @@ GUARD_SETTINGS = ("postCompactionGuard.windowSize",)
 _GLOBAL_PATH = format_path(GLOBAL_BLOCK)
 
 
+_Identity = tuple[str, Span | None, str, str]  # what makes two findings the same one
+
+
 class _Finding(NamedTuple):
     """A lint result before it becomes a Diagnostic (the agent prefix is added last)."""
 
@@ -75,7 +80,7 @@ class _Finding(NamedTuple):
     hint: str | None = None
     related: tuple[Related, ...] = ()
 
-    def identity(self) -> tuple[str, Span | None, str, str]:
+    def identity(self) -> _Identity:
         return (self.code, self.span, self.path, self.message)
 
 
@@ -285,20 +290,36 @@ def _lc103_agent(scope: _Scope) -> list[_Finding]:
     return findings
 
 
-def _lc103_global(scope: _Scope, agents: Sequence[_Scope]) -> list[_Finding]:
+def _lc103_global(scope: _Scope, agents: Sequence[Scope]) -> list[_Finding]:
     """A global setting without effect here and in every agent that inherits it."""
     findings: list[_Finding] = []
     for name in scope.own:
-        inheriting = [agent for agent in agents if name not in agent.own]
-        if name in DETECTOR_SETTINGS:
-            scopes = [scope, *inheriting]
-            if not any(s.settings.detectors_active for s in scopes):
-                findings.append(_without_effect(scope, name, _DETECTORS_OFF, True, bool(agents)))
-        if name in GUARD_SETTINGS:
-            scopes = [scope, *inheriting]
-            if not any(s.settings.guard_active for s in scopes):
-                findings.append(_without_effect(scope, name, _GUARD_OFF, True, bool(agents)))
+        if name in DETECTOR_SETTINGS and not _used(name, scope, agents, _detectors_on):
+            findings.append(_without_effect(scope, name, _DETECTORS_OFF, True, bool(agents)))
+        if name in GUARD_SETTINGS and not _used(name, scope, agents, _guard_on):
+            findings.append(_without_effect(scope, name, _GUARD_OFF, True, bool(agents)))
     return findings
+
+
+def _detectors_on(settings: EffectiveSettings) -> bool:
+    return settings.detectors_active
+
+
+def _guard_on(settings: EffectiveSettings) -> bool:
+    return settings.guard_active
+
+
+def _used(
+    name: str,
+    scope: _Scope,
+    agents: Sequence[Scope],
+    active: Callable[[EffectiveSettings], bool],
+) -> bool:
+    """Whether the global setting `name` takes effect: in the global scope, or in an agent
+    that inherits it (the global scope first: then the agents need not be asked)."""
+    if active(scope.settings):
+        return True
+    return any(active(agent.settings) for agent in agents if name not in agent.own)
 
 
 def _lc104_all_detectors_off(scope: _Scope) -> list[_Finding]:
@@ -527,7 +548,14 @@ class _Errors:
             return "broken"
         if not self.paths:
             return "clean"  # a valid config: no path to format for each of its blocks
-        prefix = format_path(block)
+        return self.state_at(format_path(block))
+
+    def state_at(self, prefix: str) -> str:
+        """`state` of the block whose path is formatted as `prefix`."""
+        if self.everywhere:
+            return "broken"
+        if not self.paths:
+            return "clean"
         if self._at_or_above(prefix):
             return "broken"
         if f"{prefix}.enabled" in self.ancestors:
@@ -563,26 +591,32 @@ def _worst(*states: str) -> str:
 
 
 def _scopes(
-    resolved: ResolvedConfig, errors: _Errors
-) -> tuple[tuple[_Scope, str] | None, list[tuple[_Scope, str]]]:
-    """Each scope with how far its errors let it be read ("clean", "inside"); broken scopes
-    are left out."""
+    resolved: ResolvedConfig, errors: _Errors, memo: SubtreeMemo | None = None
+) -> tuple[str | None, list[tuple[Scope, str]]]:
+    """How far its errors let the global scope be read ("clean", "inside"; None: broken),
+    and each agent's scope with its own state; broken agent scopes are left out."""
     global_state = errors.state(GLOBAL_BLOCK)
     if global_state == "broken":
         return None, []
-    global_written = resolved.global_written
-    global_scope = (_Scope.of(resolved.global_scope, global_written), global_state)
     if not errors.everywhere and not errors.paths:  # a valid config: every scope is clean
-        return global_scope, [(_Scope.of(s, global_written), "clean") for s in resolved.agents]
-    agents: list[tuple[_Scope, str]] = []
+        return global_state, [(scope, "clean") for scope in resolved.agents]
+    agents: list[tuple[Scope, str]] = []
     for scope in resolved.agents:
         assert scope.agent is not None
         agent = scope.agent
-        state = _worst(global_state, errors.state(agent.path), errors.state((*agent.path, "tools")))
-        state = _worst(state, errors.state((*agent.path, "tools", "loopDetection")))
+        if memo is None:
+            prefix = format_path(agent.path)
+        else:
+            prefix = memo.get("agent path", (agent,), partial(format_path, agent.path))
+        state = _worst(
+            global_state,
+            errors.state_at(prefix),
+            errors.state_at(f"{prefix}.tools"),
+            errors.state_at(f"{prefix}.tools.loopDetection"),
+        )
         if state != "broken":
-            agents.append((_Scope.of(scope, global_written), state))
-    return global_scope, agents
+            agents.append((scope, state))
+    return global_state, agents
 
 
 def _as_diagnostics(findings: Iterable[_Finding], scope: _Scope, file: str) -> list[Diagnostic]:
@@ -609,28 +643,75 @@ def _as_diagnostics(findings: Iterable[_Finding], scope: _Scope, file: str) -> l
 _ENABLED_ONLY_LINTS: tuple[ScopeLint, ...] = (_lc201_enabled_false,)
 
 
-def _block_lints(resolved: ResolvedConfig, errors: _Errors, file: str) -> list[Diagnostic]:
-    found, agents = _scopes(resolved, errors)
-    if found is None:
+def _lints_for(state: str, thresholds: bool) -> tuple[ScopeLint, ...]:
+    """The merged-scope lints a scope in `state` gets (LC101-LC105 need thresholds: 03, 08
+    §8.4)."""
+    if state == "clean" and thresholds:
+        return _MERGED_LINTS
+    return _ENABLED_ONLY_LINTS
+
+
+class _GlobalLints(NamedTuple):
+    findings: list[_Finding]  # the merged-scope lints of the global block
+    inherited: frozenset[_Identity]  # their identities
+
+
+def _global_lints(scope: _Scope, state: str, thresholds: bool) -> _GlobalLints:
+    flat = [f for lint in _lints_for(state, thresholds) for f in lint(scope)]
+    return _GlobalLints(flat, frozenset(finding.identity() for finding in flat))
+
+
+def _agent_lints(
+    scope: _Scope, state: str, thresholds: bool, inherited: frozenset[_Identity], file: str
+) -> list[Diagnostic]:
+    """One agent's findings; those identical to the global block's are the global ones
+    inherited, reported once for the global block."""
+    findings = [f for lint in _lints_for(state, thresholds) for f in lint(scope)]
+    findings = [f for f in findings if f.identity() not in inherited]
+    findings.extend(_lc103_agent(scope))
+    if state == "clean":
+        findings.extend(_lc202_redundant(scope))
+    return _as_diagnostics(findings, scope, file)
+
+
+def _block_lints(
+    resolved: ResolvedConfig, errors: _Errors, file: str, memo: SubtreeMemo | None = None
+) -> list[Diagnostic]:
+    """The lints of every scope. With `memo`, a scope resolved to the same `Scope` as in the
+    last check, in the same state, keeps that check's findings (`Scope`s are memoised by the
+    nodes they are read from: the same object has the same values and positions)."""
+    global_state, agents = _scopes(resolved, errors, memo)
+    if global_state is None:
         return []
-    global_scope, global_state = found
-    thresholds = resolved.target.line.integers  # LC101-LC105 need thresholds (03, 08 §8.4)
-    all_lints = _MERGED_LINTS if thresholds else _ENABLED_ONLY_LINTS
-
-    def lints_for(state: str) -> tuple[ScopeLint, ...]:
-        return all_lints if state == "clean" else _ENABLED_ONLY_LINTS
-
-    flat = [f for lint in lints_for(global_state) for f in lint(global_scope)]
-    flat.extend(_lc103_global(global_scope, [scope for scope, _ in agents]))
+    global_written = resolved.global_written
+    global_scope = _Scope.of(resolved.global_scope, global_written)
+    thresholds = resolved.target.line.integers
+    # Only the merged-scope lints of the global block can be inherited: LC103, its other
+    # finding, is not among an agent's merged-scope lints.
+    compute = partial(_global_lints, global_scope, global_state, thresholds)
+    if memo is None:
+        globals_ = compute()
+    else:
+        globals_ = memo.get(
+            "global lints", (resolved.global_scope,), compute, (global_state, thresholds)
+        )
+    flat = [*globals_.findings, *_lc103_global(global_scope, [scope for scope, _ in agents])]
     diagnostics = _as_diagnostics(flat, global_scope, file)
-    inherited = {finding.identity() for finding in flat}
     for scope, state in agents:
-        findings = [f for lint in lints_for(state) for f in lint(scope)]
-        findings = [f for f in findings if f.identity() not in inherited]
-        findings.extend(_lc103_agent(scope))
-        if state == "clean":
-            findings.extend(_lc202_redundant(scope))
-        diagnostics.extend(_as_diagnostics(findings, scope, file))
+        lint = partial(
+            _agent_lints,
+            _Scope.of(scope, global_written),
+            state,
+            thresholds,
+            globals_.inherited,
+            file,
+        )
+        if memo is None:
+            diagnostics.extend(lint())
+        else:
+            values = (state, global_state, thresholds, file)
+            found = memo.get("agent lints", (scope, resolved.global_scope), lint, values)
+            diagnostics.extend(found)
     return diagnostics
 
 
@@ -639,12 +720,14 @@ def lint_config(
     loaded: LoadedConfig,
     validation: Sequence[Diagnostic] | None = None,
     target: Target | None = None,
+    memo: SubtreeMemo | None = None,
 ) -> list[Diagnostic]:
     """LC101-LC108, LC201, LC202 of a loaded config for the target (unsorted; `check.py` sorts).
 
     `validation` is what `validate_config(loaded, target)` returned, when the caller has it
     already (`check.py` does): validation is the slow part of a check, so it must not run twice.
-    `target` defaults to the config's own (`meta.lastTouchedVersion`, else none).
+    `target` defaults to the config's own (`meta.lastTouchedVersion`, else none). `memo`
+    (the language server's) keeps the scopes and findings of what an edit did not touch.
     """
     diagnostics = _lc107_duplicate_keys(loaded)
     if loaded.root is None:
@@ -659,12 +742,12 @@ def lint_config(
     # An id whose `${VAR}` failed is already reported (LC006): what it normalises to, or which
     # other entry it collides with, says nothing about the id the user will actually have.
     unresolved = {d.path for d in loaded.diagnostics if d.code == "LC006"}
-    resolved = resolve_config(loaded.root, chosen)
+    resolved = resolve_config(loaded.root, chosen, memo)
     entries = [
         entry
         for entry in resolved.entries
         if not unresolved or format_path(entry.id_path) not in unresolved
     ]
     diagnostics.extend(_lc106_lc108_agent_ids(entries, loaded.file))
-    diagnostics.extend(_block_lints(resolved, errors, loaded.file))
+    diagnostics.extend(_block_lints(resolved, errors, loaded.file, memo))
     return diagnostics

@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, partial
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeAlias
@@ -44,6 +44,7 @@ from loopcfg.source.nodes import (
 
 if TYPE_CHECKING:
     from loopcfg.config import LoadedConfig
+    from loopcfg.memo import SubtreeMemo
 
 __all__ = [
     "GLOBAL_BLOCK",
@@ -219,21 +220,26 @@ def _own_block(agent: AgentEntry) -> ObjectNode | None:
     return block if isinstance(block, ObjectNode) else None
 
 
-def agent_entries(root: ObjectNode | None, target: Target | None = None) -> list[AgentEntry]:
+def agent_entries(
+    root: ObjectNode | None, target: Target | None = None, memo: SubtreeMemo | None = None
+) -> list[AgentEntry]:
     """Every agent of the roster the target reads (08 §8.1), in order: `agents.list` entries
-    that are objects with a string id, and/or `agents.entries` entries that are objects."""
+    that are objects with a string id, and/or `agents.entries` entries that are objects.
+    With `memo`, an entry whose node is unchanged since the last check is that check's."""
     if root is None:
         return []
     from loopcfg.validate import roster_reads
 
     reads = roster_reads(root, choose_target(None) if target is None else target)
-    found = _list_entries(root) if reads.list else []
+    found = _list_entries(root, memo=memo) if reads.list else []
     if reads.entries:
-        found += _keyed_entries(root)
+        found += _keyed_entries(root, memo=memo)
     return found
 
 
-def _keyed_entries(root: ObjectNode, wanted: str | None = None) -> list[AgentEntry]:
+def _keyed_entries(
+    root: ObjectNode, wanted: str | None = None, memo: SubtreeMemo | None = None
+) -> list[AgentEntry]:
     """The `agents.entries` agents; with `wanted`, only the first whose id it is."""
     entries = _at(root, ("agents", "entries"))
     if not isinstance(entries, ObjectNode):
@@ -246,13 +252,28 @@ def _keyed_entries(root: ObjectNode, wanted: str | None = None) -> list[AgentEnt
         normalised = normalize_agent_id(key)
         if wanted is not None and normalised != wanted:
             continue
-        found.append(AgentEntry(index, key, normalised, entry.value, entry.key.span, None, key))
+        if memo is None:
+            found.append(_keyed_entry(index, entry))
+        else:
+            anchors = (entry.key, entry.value)
+            found.append(
+                memo.get("keyed entry", anchors, partial(_keyed_entry, index, entry), index)
+            )
         if wanted is not None:
             break
     return found
 
 
-def _list_entries(root: ObjectNode, wanted: str | None = None) -> list[AgentEntry]:
+def _keyed_entry(index: int, entry: Entry) -> AgentEntry:
+    assert isinstance(entry.value, ObjectNode)
+    key = entry.key.name
+    normalised = normalize_agent_id(key)
+    return AgentEntry(index, key, normalised, entry.value, entry.key.span, None, key)
+
+
+def _list_entries(
+    root: ObjectNode, wanted: str | None = None, memo: SubtreeMemo | None = None
+) -> list[AgentEntry]:
     """The `agents.list` agents; with `wanted`, only the first whose id it is (the others'
     entries, and the spans they carry, are not made)."""
     agents = _at(root, ("agents", "list"))
@@ -260,30 +281,34 @@ def _list_entries(root: ObjectNode, wanted: str | None = None) -> list[AgentEntr
         return []
     entries: list[AgentEntry] = []
     for index, item in enumerate(agents.items):
-        if not isinstance(item, ObjectNode):
+        if memo is None:
+            entry = _list_entry(index, item, wanted)
+        else:
+            entry = memo.get("list entry", (item,), partial(_list_entry, index, item), index)
+            if entry is not None and wanted is not None and entry.id != wanted:
+                entry = None
+        if entry is None:
             continue
-        id_entry = item.entry("id")
-        if id_entry is None or not isinstance(id_entry.value, ScalarNode):
-            continue
-        raw = id_entry.value.value
-        if not isinstance(raw, str):
-            continue
-        normalised = normalize_agent_id(raw)
-        if wanted is not None and normalised != wanted:
-            continue
-        entries.append(
-            AgentEntry(
-                index,
-                raw,
-                normalised,
-                item,
-                id_entry.key.span,
-                id_entry.value.span,
-            )
-        )
+        entries.append(entry)
         if wanted is not None:
             break
     return entries
+
+
+def _list_entry(index: int, item: Node, wanted: str | None = None) -> AgentEntry | None:
+    """The roster entry of `agents.list[index]`; None when it is not an agent (or not `wanted`)."""
+    if not isinstance(item, ObjectNode):
+        return None
+    id_entry = item.entry("id")
+    if id_entry is None or not isinstance(id_entry.value, ScalarNode):
+        return None
+    raw = id_entry.value.value
+    if not isinstance(raw, str):
+        return None
+    normalised = normalize_agent_id(raw)
+    if wanted is not None and normalised != wanted:
+        return None
+    return AgentEntry(index, raw, normalised, item, id_entry.key.span, id_entry.value.span)
 
 
 def find_agent(
@@ -413,28 +438,54 @@ class ResolvedConfig(NamedTuple):
 
 
 @paused
-def resolve_config(root: ObjectNode | None, target: Target | None = None) -> ResolvedConfig:
-    """Resolve the global block and every agent of the target's roster, with provenance."""
+def resolve_config(
+    root: ObjectNode | None, target: Target | None = None, memo: SubtreeMemo | None = None
+) -> ResolvedConfig:
+    """Resolve the global block and every agent of the target's roster, with provenance.
+
+    With `memo` (the language server's), an agent whose roster entry and the global block are
+    the same nodes as in the last check gets that check's scope: only edited scopes are merged.
+    """
     chosen = choose_target(None) if target is None else target
     line = chosen.line.id
-    global_written = block_settings(global_block(root), "global", line)
-    # The global block's sources, made once: every agent's scope inherits them.
-    global_sources = {name: written.source() for name, written in global_written.items()}
-    global_settings = _scope_settings(global_written, global_sources, None, None, line)
-    global_scope = Scope(None, global_written, dict(global_written), global_settings)
-    entries = tuple(agent_entries(root, chosen))
+    block = global_block(root)
+    if memo is None:
+        globals_ = _global_scope(block, line)
+    else:
+        globals_ = memo.get("global scope", (block,), partial(_global_scope, block, line), line)
+    global_scope, global_sources = globals_
+    entries = tuple(agent_entries(root, chosen, memo))
     scopes: list[Scope] = []
     seen: set[str] = set()
     for entry in entries:
         if entry.id in seen:
             continue  # ignored at runtime (LC106)
         seen.add(entry.id)
-        own = block_settings(_own_block(entry), "agent", line)
-        merged = merge_written(global_written, own)
-        sources = {**global_sources, **{name: w.source() for name, w in own.items()}}
-        settings = _scope_settings(merged, sources, entry.id, True, line)
-        scopes.append(Scope(entry, own, merged, settings))
-    return ResolvedConfig(chosen, global_written, global_scope, tuple(scopes), entries)
+        if memo is None:
+            scopes.append(_agent_scope(entry, global_scope, global_sources, line))
+        else:
+            merge = partial(_agent_scope, entry, global_scope, global_sources, line)
+            scopes.append(memo.get("agent scope", (entry, global_scope), merge, line))
+    return ResolvedConfig(chosen, global_scope.own, global_scope, tuple(scopes), entries)
+
+
+def _global_scope(block: ObjectNode | None, line: str) -> tuple[Scope, dict[str, Source]]:
+    """The global block's scope, and its sources (every agent's scope inherits them)."""
+    global_written = block_settings(block, "global", line)
+    global_sources = {name: written.source() for name, written in global_written.items()}
+    global_settings = _scope_settings(global_written, global_sources, None, None, line)
+    return Scope(None, global_written, dict(global_written), global_settings), global_sources
+
+
+def _agent_scope(
+    entry: AgentEntry, global_scope: Scope, global_sources: Mapping[str, Source], line: str
+) -> Scope:
+    """One agent's merge of its own block over the global block (02 §2.2)."""
+    own = block_settings(_own_block(entry), "agent", line)
+    merged = merge_written(global_scope.own, own)
+    sources = {**global_sources, **{name: w.source() for name, w in own.items()}}
+    settings = _scope_settings(merged, sources, entry.id, True, line)
+    return Scope(entry, own, merged, settings)
 
 
 def _target_of(loaded: LoadedConfig, openclaw: str | None) -> Target:

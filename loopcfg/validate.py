@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Iterator
-from functools import cache, lru_cache
+from functools import cache, lru_cache, partial
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from loopcfg.agent_ids import is_entry_key, normalize_agent_id
@@ -44,11 +44,13 @@ from loopcfg.releases import (
     KEY_LIFE,
     MAX_SAFE_INTEGER,
     Line,
+    Release,
     Target,
     choose_target,
     key_status,
     line_settings,
     newest_release,
+    release_info,
 )
 from loopcfg.source.nodes import (
     ArrayNode,
@@ -65,6 +67,7 @@ from loopcfg.source.nodes import (
 
 if TYPE_CHECKING:
     from loopcfg.config import LoadedConfig
+    from loopcfg.memo import SubtreeMemo
 
 __all__ = [
     "block_paths",
@@ -108,8 +111,11 @@ def config_target(loaded: LoadedConfig, option: str | None = None) -> Target:
 
 
 @paused
-def validate_config(loaded: LoadedConfig, target: Target | None = None) -> list[Diagnostic]:
-    """Every error of the config for `target` (default: the config's own, `config_target`)."""
+def validate_config(
+    loaded: LoadedConfig, target: Target | None = None, memo: SubtreeMemo | None = None
+) -> list[Diagnostic]:
+    """Every error of the config for `target` (default: the config's own, `config_target`).
+    With `memo`, the checks of one block are made again only for an edited block."""
     root = loaded.root
     if root is None:
         return []
@@ -144,7 +150,12 @@ def validate_config(loaded: LoadedConfig, target: Target | None = None) -> list[
     diagnostics = [d for d in found.values() if d.path not in unresolved]
     diagnostics += _meta_version_type(root, loaded.file)
     for block_path, block in _blocks(root, chosen):
-        diagnostics.extend(_order_errors(block, block_path, loaded.file, line))
+        if memo is None:
+            diagnostics.extend(_order_errors(block, block_path, loaded.file, line))
+        else:
+            compute = partial(_order_errors, block, block_path, loaded.file, line)
+            values = (block_path, loaded.file, line)
+            diagnostics.extend(memo.get("order errors", (block,), compute, values))
     return diagnostics
 
 
@@ -1098,8 +1109,11 @@ def _unknown_block(root: ObjectNode, target: Target, file: str) -> list[Diagnost
 # -- the target itself: LC203, LC110 and LC112 --
 
 
-def target_findings(loaded: LoadedConfig, target: Target) -> list[Diagnostic]:
-    """LC203 (the target and its source) and, without a known target, LC110 (08 §8.3)."""
+def target_findings(
+    loaded: LoadedConfig, target: Target, memo: SubtreeMemo | None = None
+) -> list[Diagnostic]:
+    """LC203 (the target and its source) and, without a known target, LC110 (08 §8.3).
+    With `memo`, what a block writes that LC110 names is read again only from edited blocks."""
     root = loaded.root
     if root is None:
         return []
@@ -1110,27 +1124,33 @@ def target_findings(loaded: LoadedConfig, target: Target) -> list[Diagnostic]:
         Diagnostic.at("LC203", "info", f"target release: {target.describe()}", start, path=None)
     ]
     if not target.known:
-        lc110 = _unknown_target_warning(root, target, loaded.file)
+        lc110 = _unknown_target_warning(root, target, loaded.file, memo)
         if lc110 is not None:
             found.append(lc110)
     return found
 
 
-def _unknown_target_warning(root: ObjectNode, target: Target, file: str) -> Diagnostic | None:
+class _Rejected(NamedTuple):
+    """A setting written in a block that the newest known release rejects (for LC110)."""
+
+    setting: str
+    span: Span | None  # its key's (or value's)
+    path: str
+    related: Related | None  # how LC110 points at it when it is not the first
+
+
+def _unknown_target_warning(
+    root: ObjectNode, target: Target, file: str, memo: SubtreeMemo | None = None
+) -> Diagnostic | None:
     """LC110: the written keys the newest known release rejects, with their retirement."""
     newest = newest_release()
-    rejected = {setting for setting in KEY_LIFE if not newest.accepts(setting)}
-    written: list[tuple[str, Entry, str]] = []  # (setting, entry, path)
+    written: list[_Rejected] = []
     for path, block in _blocks(root, target):
-        for entry in block.winning_entries():
-            name = entry.key.name
-            if name in GROUPS and isinstance(entry.value, ObjectNode):
-                for leaf in entry.value.winning_entries():
-                    dotted = f"{name}.{leaf.key.name}"
-                    if dotted in rejected:
-                        written.append((dotted, leaf, format_path((*path, name, leaf.key.name))))
-            elif name in rejected:
-                written.append((name, entry, format_path((*path, name))))
+        if memo is None:
+            written += _rejected_in(block, path, newest)
+        else:
+            compute = partial(_rejected_in, block, path, newest)
+            written += memo.get("rejected keys", (block,), compute, (path, newest.name))
     agents = root.get("agents")
     roster = agents.entry("list") if isinstance(agents, ObjectNode) else None
     if not written:
@@ -1143,7 +1163,7 @@ def _unknown_target_warning(root: ObjectNode, target: Target, file: str) -> Diag
             f"{newest.name})"
         )
     by_release: dict[str, list[str]] = {}
-    for setting in dict.fromkeys(setting for setting, _, _ in written):  # each setting once
+    for setting in dict.fromkeys(item.setting for item in written):  # each setting once
         status = key_status(setting, newest)
         retired = status.retired_in if status is not None else None
         names = by_release.setdefault(retired or "?", [])
@@ -1160,19 +1180,12 @@ def _unknown_target_warning(root: ObjectNode, target: Target, file: str) -> Diag
         parts.append(f"OpenClaw {newest.name} expects agents.entries instead of agents.list")
     message = "; ".join(parts)
     hint = "name the release: --openclaw VERSION, or meta.lastTouchedVersion in the config"
-    located = [(entry.key.span or entry.value.span, path) for _, entry, path in written]
+    located = list(written)
     if roster is not None:
-        located.append((roster.key.span or roster.value.span, "agents.list"))
-    spans = sorted(
-        (item for item in located if item[0] is not None),
-        key=lambda item: item[0].start(),  # type: ignore[union-attr]
-    )
-    primary, where_first = spans[0] if spans else (None, located[0][1])
-    related = tuple(
-        Related(span, f"{where} is rejected by OpenClaw {newest.name}")
-        for span, where in spans[1:]
-        if span is not None
-    )
+        located.append(_rejected("agents.list", roster, "agents.list", newest))
+    spans = sorted((item for item in located if item.span is not None), key=_start)
+    primary, where_first = (spans[0].span, spans[0].path) if spans else (None, located[0].path)
+    related = tuple(item.related for item in spans[1:] if item.related is not None)
     return Diagnostic.at(
         "LC110",
         "warning",
@@ -1183,6 +1196,42 @@ def _unknown_target_warning(root: ObjectNode, target: Target, file: str) -> Diag
         hint=hint,
         related=related,
     )
+
+
+def _rejected_in(block: ObjectNode, path: DocPath, newest: Release) -> list[_Rejected]:
+    """The settings written in one block that `newest` rejects, in the block's order."""
+    rejected = _rejected_settings(newest.name)
+    written: list[_Rejected] = []
+    for entry in block.winning_entries():
+        name = entry.key.name
+        if name in GROUPS and isinstance(entry.value, ObjectNode):
+            for leaf in entry.value.winning_entries():
+                dotted = f"{name}.{leaf.key.name}"
+                if dotted in rejected:
+                    where = format_path((*path, name, leaf.key.name))
+                    written.append(_rejected(dotted, leaf, where, newest))
+        elif name in rejected:
+            written.append(_rejected(name, entry, format_path((*path, name)), newest))
+    return written
+
+
+def _rejected(setting: str, entry: Entry, where: str, newest: Release) -> _Rejected:
+    span = entry.key.span or entry.value.span
+    message = f"{where} is rejected by OpenClaw {newest.name}"
+    return _Rejected(setting, span, where, None if span is None else Related(span, message))
+
+
+def _start(item: _Rejected) -> tuple[int, int]:
+    assert item.span is not None
+    return item.span.start()
+
+
+@cache
+def _rejected_settings(release: str) -> frozenset[str]:
+    """The settings of the key-lifecycle table that `release` does not accept."""
+    found = release_info(release)
+    assert found is not None
+    return frozenset(setting for setting in KEY_LIFE if not found.accepts(setting))
 
 
 _MISSING_NAME = re.compile(r'Missing env var "(.*)" referenced')

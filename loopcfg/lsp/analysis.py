@@ -10,24 +10,28 @@ from collections.abc import Mapping
 from contextlib import nullcontext
 from typing import NamedTuple
 
+from loopcfg.check import CheckOptions, loaded_findings
 from loopcfg.config import LoadedConfig, load_config
-from loopcfg.diagnostics import Diagnostic
+from loopcfg.diagnostics import Diagnostic, sort_diagnostics
 from loopcfg.edit import EditError, apply_operations
-from loopcfg.fix import Fix, findings, fixes_for, plan_fixes, target_line
+from loopcfg.fix import Fix, fixes_for, plan_fixes, target_line
 from loopcfg.keys import SETTINGS, SETTINGS_BY_NAME, group_keys, top_level_keys
 from loopcfg.lsp.incremental import ParseCache
+from loopcfg.memo import SubtreeMemo
 from loopcfg.releases import KEY_LIFE, choose_target
 from loopcfg.source import parsing_with, unsaved_texts
 from loopcfg.source.nodes import ArrayNode, Document, Entry, Node, ObjectNode, ScalarNode, Span
 
 
 class Checked(NamedTuple):
-    """One config checked: the loaded tree, every finding, and the files it read (real paths)."""
+    """One config checked: the loaded tree, every finding, and the files it read (real paths);
+    `memo` keeps what the next check of the same config can reuse from this one."""
 
     path: str
     loaded: LoadedConfig
     diagnostics: list[Diagnostic]
     files: dict[str, str]  # real path -> the name its diagnostics and spans use
+    memo: SubtreeMemo
 
     def document_for(self, real: str) -> Document | None:
         name = self.files.get(real)
@@ -45,17 +49,23 @@ def check(
 
     With `parses`, what did not change since the last check is not parsed again; with
     `previous` (the last check of `path` for the same `openclaw`), a config whose files all
-    read as they did then (a save, a watched file that did not change) keeps its findings."""
+    read as they did then (a save, a watched file that did not change) keeps its findings,
+    and otherwise what depends only on values the edits did not touch is taken from that
+    check (`previous.memo`: the parse cache hands over those values as the same objects)."""
     with unsaved_texts(buffers), parsing_with(parses.parse) if parses else nullcontext():
         loaded = load_config(path)
-    if previous is not None and previous.path == path and _same_input(previous.loaded, loaded):
+    same_config = previous is not None and previous.path == path
+    memo = previous.memo if previous is not None and same_config else SubtreeMemo()
+    if previous is not None and same_config and _same_input(previous.loaded, loaded):
         found = previous.diagnostics
     else:
+        memo.new_round()
+        options = CheckOptions(openclaw=openclaw)
         with unsaved_texts(buffers):
-            found = findings(loaded, openclaw)
+            found = sort_diagnostics(loaded_findings(loaded, options, memo=memo))
     names = set(loaded.documents) | {loaded.file}
     files = {os.path.realpath(name): name for name in names}
-    return Checked(path, loaded, found, files)
+    return Checked(path, loaded, found, files, memo)
 
 
 def _same_input(before: LoadedConfig, now: LoadedConfig) -> bool:

@@ -222,7 +222,11 @@ def _replace_value(
     _settle(alone.root, target.path)
     root = _rebuilt(chain, alone.root, edit.lines)
     comments = _comments_around(old.comments, span, alone.comments, edit.lines)
-    return Document(old.file, text, root, comments, old.format)
+    # No key written twice before, none in the new value: none now (the value replaced keeps
+    # its key), so LC107 need not look through the whole tree again.
+    no_duplicates = old.duplicate_keys is False and alone.duplicate_keys is False
+    duplicate_keys = False if no_duplicates else None
+    return Document(old.file, text, root, comments, old.format, duplicate_keys=duplicate_keys)
 
 
 _LINE_BREAK_TOKEN = re.compile("\r\n|[\n\r\u2028\u2029]")

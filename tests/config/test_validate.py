@@ -290,9 +290,9 @@ def test_check_validates_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
     runs: list[str] = []
     real = validate.validate_config
 
-    def counting(loaded: Any, target: Any = None) -> list[Diagnostic]:
+    def counting(loaded: Any, target: Any = None, memo: Any = None) -> list[Diagnostic]:
         runs.append(loaded.file)
-        return real(loaded, target)
+        return real(loaded, target, memo)
 
     monkeypatch.setattr(validate, "validate_config", counting)
     config = tmp_path / "openclaw.json5"

@@ -1,0 +1,79 @@
+"""Results that depend only on some parsed subtrees, reused while those subtrees are the same.
+
+The language server checks a config again after every edit, and its incremental parse
+(loopcfg/lsp/incremental.py) hands the next check the very node objects of every value the
+edit did not touch; a value that moved (lines added above it) or was parsed again is a new
+object. So a result computed from some nodes alone (an agent's resolved scope, its lint
+findings, a block's checks) is the same, positions included, for as long as those nodes are
+the same objects: `SubtreeMemo` keeps such results keyed by the identity of the nodes (and of
+other memoised results) they were computed from, plus the plain values they also read (the
+target's line, the file name).
+
+The library never holds one: the server keeps one per open config and passes it down through
+`check.loaded_findings(..., memo=)`; without one (the command line) every result is computed
+as before. Each check is one round (`new_round`): what it did not ask for is dropped when the
+next round starts, so the memo holds the results of at most two checks and keeps alive only
+the nodes of the last ones. Not thread-safe: the server runs one check at a time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+from typing import Any, TypeVar
+
+__all__ = ["SubtreeMemo"]
+
+T = TypeVar("T")
+
+# (the objects a result was computed from, the result); holding the objects keeps them alive,
+# so no other object can take their `id` while the entry is kept.
+_Kept = tuple[tuple[object, ...], Any]
+
+
+class SubtreeMemo:
+    """Results keyed by the identity of the objects they were computed from."""
+
+    __slots__ = ("_current", "_previous", "hits", "misses")
+
+    def __init__(self) -> None:
+        self._previous: dict[Hashable, _Kept] = {}
+        self._current: dict[Hashable, _Kept] = {}
+        self.hits = 0  # for tests and the bench
+        self.misses = 0
+
+    def new_round(self) -> None:
+        """Start a check: only what the last check used stays available."""
+        self._previous = self._current
+        self._current = {}
+
+    def get(
+        self,
+        kind: str,
+        anchors: tuple[object, ...],
+        compute: Callable[[], T],
+        values: Hashable = None,
+    ) -> T:
+        """`compute()`, or what it returned for the same `kind`, the same objects `anchors`
+        (compared by identity) and equal `values`. `compute` must read nothing else that can
+        change between checks."""
+        key = (kind, *map(id, anchors), values)
+        kept = self._current.get(key)
+        if kept is None:
+            kept = self._previous.get(key)
+            if kept is not None:
+                self._current[key] = kept
+        if kept is not None and all(map(_same, kept[0], anchors)):
+            self.hits += 1
+            result: T = kept[1]
+            return result
+        self.misses += 1
+        result = compute()
+        self._current[key] = (anchors, result)
+        return result
+
+    def __len__(self) -> int:
+        return len(self._current)
+
+
+def _same(kept: object, given: object) -> bool:
+    return kept is given
