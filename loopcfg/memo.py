@@ -56,20 +56,35 @@ class SubtreeMemo:
         """`compute()`, or what it returned for the same `kind`, the same objects `anchors`
         (compared by identity) and equal `values`. `compute` must read nothing else that can
         change between checks."""
+        kept = self.peek(kind, anchors, values)
+        if kept is not None:
+            self.hits += 1
+            found: T = kept[0]
+            return found
+        self.misses += 1
+        result = compute()
+        self.put(kind, anchors, result, values)
+        return result
+
+    def peek(
+        self, kind: str, anchors: tuple[object, ...], values: Hashable = None
+    ) -> tuple[Any] | None:
+        """(the result kept for these anchors and values,) or None; a result found is kept
+        for the next round too."""
         key = (kind, *map(id, anchors), values)
         kept = self._current.get(key)
         if kept is None:
             kept = self._previous.get(key)
-            if kept is not None:
-                self._current[key] = kept
-        if kept is not None and all(map(_same, kept[0], anchors)):
-            self.hits += 1
-            result: T = kept[1]
-            return result
-        self.misses += 1
-        result = compute()
-        self._current[key] = (anchors, result)
-        return result
+            if kept is None:
+                return None
+            self._current[key] = kept
+        return (kept[1],) if all(map(_same, kept[0], anchors)) else None
+
+    def put(
+        self, kind: str, anchors: tuple[object, ...], result: object, values: Hashable = None
+    ) -> None:
+        """Keep `result` as what `kind` gives for the objects `anchors` and `values`."""
+        self._current[(kind, *map(id, anchors), values)] = (anchors, result)
 
     def __len__(self) -> int:
         return len(self._current)

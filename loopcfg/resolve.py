@@ -462,10 +462,10 @@ def resolve_config(
             continue  # ignored at runtime (LC106)
         seen.add(entry.id)
         if memo is None:
-            scopes.append(_agent_scope(entry, global_scope, global_sources, line))
+            own = _agent_own(entry, line)
+            scopes.append(_agent_scope(entry, own, global_scope, global_sources, line))
         else:
-            merge = partial(_agent_scope, entry, global_scope, global_sources, line)
-            scopes.append(memo.get("agent scope", (entry, global_scope), merge, line))
+            scopes.append(_memoised_agent_scope(memo, entry, global_scope, global_sources, line))
     return ResolvedConfig(chosen, global_scope.own, global_scope, tuple(scopes), entries)
 
 
@@ -477,15 +477,49 @@ def _global_scope(block: ObjectNode | None, line: str) -> tuple[Scope, dict[str,
     return Scope(None, global_written, dict(global_written), global_settings), global_sources
 
 
+_Own = tuple[dict[str, Written], dict[str, Source]]  # an agent's own written settings, sources
+
+
+def _agent_own(entry: AgentEntry, line: str) -> _Own:
+    own = block_settings(_own_block(entry), "agent", line)
+    return own, {name: written.source() for name, written in own.items()}
+
+
 def _agent_scope(
-    entry: AgentEntry, global_scope: Scope, global_sources: Mapping[str, Source], line: str
+    entry: AgentEntry,
+    own: _Own,
+    global_scope: Scope,
+    global_sources: Mapping[str, Source],
+    line: str,
 ) -> Scope:
     """One agent's merge of its own block over the global block (02 §2.2)."""
-    own = block_settings(_own_block(entry), "agent", line)
-    merged = merge_written(global_scope.own, own)
-    sources = {**global_sources, **{name: w.source() for name, w in own.items()}}
+    written, own_sources = own
+    merged = merge_written(global_scope.own, written)
+    sources = {**global_sources, **own_sources}
     settings = _scope_settings(merged, sources, entry.id, True, line)
-    return Scope(entry, own, merged, settings)
+    return Scope(entry, written, merged, settings)
+
+
+def _memoised_agent_scope(
+    memo: SubtreeMemo,
+    entry: AgentEntry,
+    global_scope: Scope,
+    global_sources: Mapping[str, Source],
+    line: str,
+) -> Scope:
+    """`_agent_scope` from the last check when the agent's entry and the global block are
+    the same nodes; after an edit of the global block, only the merge is made again (the
+    agent's own settings are read from its unchanged block once)."""
+    kept = memo.peek("agent scope", (entry,), line)
+    if kept is not None:
+        merged_with, scope, own = kept[0]
+        if merged_with is global_scope:
+            return scope  # type: ignore[no-any-return]
+    else:
+        own = _agent_own(entry, line)
+    scope = _agent_scope(entry, own, global_scope, global_sources, line)
+    memo.put("agent scope", (entry,), (global_scope, scope, own), line)
+    return scope
 
 
 def _target_of(loaded: LoadedConfig, openclaw: str | None) -> Target:

@@ -131,7 +131,7 @@ def validate_config(
             found.setdefault(key, diagnostic)
 
     checker = _Checker(root, loaded.file, chosen)
-    for path, error in _schema_errors(to_python(root), chosen.line):
+    for path, error in _schema_errors_of(root, chosen.line, memo):
         keep(checker.diagnose(path, error))
     if reads.converted_list:
         keep(_converted_list_shapes(root, loaded.file))
@@ -192,6 +192,95 @@ def _schema_errors(value: Any, line: Line) -> Iterable[tuple[DocPath, Any]]:
         return
     for _container, _key, path, block in wrong:
         yield from _with_paths(_block_validator(line.id).iter_errors(block), path)
+
+
+def _schema_errors_of(
+    root: ObjectNode, line: Line, memo: SubtreeMemo | None
+) -> Iterable[tuple[DocPath, Any]]:
+    """`_schema_errors(to_python(root), line)`. With `memo`, the roster's agents are checked
+    one by one, each in a config of its own, and an unchanged agent is not checked again.
+
+    The whole-config schema checks each roster item by the same definition, and nothing in it
+    relates one item to another or to anything outside the roster (no `uniqueItems`, no
+    counts; `propertyNames` reads each key alone). So the config's errors are those of the
+    config with an empty roster plus those of each item at its place (in another order than
+    the plain run's, which every report sorts by position).
+    """
+    if memo is not None:
+        split = _roster_items(root, line)
+        if split is not None:
+            found = _errors_by_item(root, split, line, memo)
+            if found is not None:
+                return found
+    return _schema_errors(to_python(root), line)
+
+
+# The roster checked item by item: its node, its key in `agents` ("list" or "entries"), and
+# each item's index or key with its node.
+_Roster = tuple[Node, str, list[tuple[int | str, Node]]]
+
+
+def _roster_items(root: ObjectNode, line: Line) -> _Roster | None:
+    """The roster of `line`'s schema when it can be checked item by item (a compiled check,
+    a roster of the right kind, no `$include` in it), else None."""
+    if is_valid({}, line.id) is None:
+        return None
+    agents = root.get("agents")
+    if not isinstance(agents, ObjectNode):
+        return None
+    kind = "entries" if line.roster == "entries" else "list"
+    roster = agents.get(kind)
+    if kind == "entries":
+        if not isinstance(roster, ObjectNode) or roster.entry("$include") is not None:
+            return None
+        named: list[tuple[int | str, Node]] = [
+            (e.key.name, e.value) for e in roster.winning_entries()
+        ]
+        return roster, kind, named
+    if not isinstance(roster, ArrayNode):
+        return None
+    return roster, kind, list(enumerate(roster.items))
+
+
+def _errors_by_item(
+    root: ObjectNode, split: _Roster, line: Line, memo: SubtreeMemo
+) -> list[tuple[DocPath, Any]] | None:
+    """The schema errors of the config with an empty roster, then those of each item checked
+    alone; None if an item's check finds an error outside the item (not expected)."""
+    roster, kind, items = split
+    empty: list[Any] | dict[str, Any] = {} if kind == "entries" else []
+    found = list(_schema_errors(_plain_replacing(root, roster, empty), line))
+    for name, item in items:
+        anchors = (item,)
+        values = (line.id, kind, name if kind == "entries" else None)
+        if memo.get("item valid", anchors, partial(_item_valid, kind, name, item, line), values):
+            continue
+        alone = _alone(kind, name, to_python(item))
+        for path, error in _schema_errors(alone, line):
+            if path[:3] != ("agents", kind, 0 if kind == "list" else name):
+                return None  # not expected (the rest of `alone` is valid): the plain way
+            found.append((("agents", kind, name, *path[3:]), error))
+    return found
+
+
+def _item_valid(kind: str, name: int | str, item: Node, line: Line) -> bool:
+    return is_valid(_alone(kind, name, to_python(item)), line.id) is True
+
+
+def _alone(kind: str, name: int | str, plain: Any) -> dict[str, Any]:
+    """A config whose roster holds only this item (as the first of a list, or by its key)."""
+    return {"agents": {kind: [plain] if kind == "list" else {name: plain}}}
+
+
+def _plain_replacing(node: Node, replaced: Node, by: Any) -> Any:
+    """`to_python(node)` with the value of the node `replaced` given as `by`."""
+    if node is replaced:
+        return by
+    if isinstance(node, ScalarNode):
+        return node.value
+    if isinstance(node, ArrayNode):
+        return [_plain_replacing(item, replaced, by) for item in node.items]
+    return {entry.key.name: _plain_replacing(entry.value, replaced, by) for entry in node.entries}
 
 
 def _with_paths(errors: Iterable[Any], prefix: DocPath) -> Iterator[tuple[DocPath, Any]]:

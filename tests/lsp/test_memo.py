@@ -1,0 +1,248 @@
+"""The server's memoised check (loopcfg/memo.py) against `loopcfg validate` (issue 14).
+
+Between two checks of a config the server reuses what depends only on values an edit did not
+touch: an agent's roster entry, its resolved scope and lint findings, each block's checks, each
+agent's schema verdict. Hypothesis drives sequences of edits as a user makes them (a value in
+the global block or in an agent, an agent added, removed or renamed, a line added above
+memoised values so that their positions move, an `$include` put in and edited) over configs
+for both roster layouts; after every edit the server's check must equal `check_file` on the
+same texts written to disk, positions, messages and related places included.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import NamedTuple
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+pytest.importorskip("pygls")
+
+from loopcfg.check import CheckOptions, check_file, loaded_findings
+from loopcfg.diagnostics import sort_diagnostics
+from loopcfg.lsp import analysis
+from loopcfg.lsp.incremental import ParseCache
+from loopcfg.memo import SubtreeMemo
+
+NAMES = (
+    "enabled",
+    "historySize",
+    "warningThreshold",
+    "criticalThreshold",
+    "globalCircuitBreakerThreshold",
+    "detectors.pingPong",
+    "postCompactionGuard.windowSize",
+)
+# Valid and invalid values alike: each kind of finding, and errors that stop the lints.
+TOKENS = ("1", "3", "5", "10", "30", "0", '"h"', "true", "false", "2.5", "9007199254740993")
+INCLUDED = "./block.json5"
+
+
+class Agent(NamedTuple):
+    id: str
+    block: dict[str, str]
+    multiline: bool
+    included: bool = False  # its block is `{ $include: "./block.json5" }`
+
+
+class Model(NamedTuple):
+    """A config as the user sees it, rendered to JSON5 text (one change, one local edit)."""
+
+    entries: bool  # agents.entries keyed by id (2026.9.6), else agents.list (no target)
+    header: int  # comment lines above everything
+    notes: tuple[str, ...]  # comment lines at the top of the global block
+    block: dict[str, str]
+    agents: tuple[Agent, ...]
+
+
+def _members(block: dict[str, str]) -> str:
+    plain = [f"{name}: {value}" for name, value in block.items() if "." not in name]
+    groups: dict[str, list[str]] = {}
+    for name, value in block.items():
+        if "." in name:
+            group, leaf = name.split(".")
+            groups.setdefault(group, []).append(f"{leaf}: {value}")
+    plain += [f"{group}: {{ {', '.join(leaves)} }}" for group, leaves in groups.items()]
+    return ", ".join(plain)
+
+
+def _agent_block(agent: Agent) -> str:
+    if agent.included:
+        return f'{{ $include: "{INCLUDED}" }}'
+    return f"{{ {_members(agent.block)} }}"
+
+
+def _agent_lines(agent: Agent, entries: bool) -> list[str]:
+    tools = f"tools: {{ loopDetection: {_agent_block(agent)} }}"
+    head = f'"{agent.id}": {{ ' if entries else f'{{ id: "{agent.id}", '
+    if agent.multiline:
+        head = head.rstrip(" ")
+        return [f"      {head}", f"        {tools},", "      },"]
+    return [f"      {head}{tools} }},"]
+
+
+def render(model: Model) -> str:
+    lines = [f"// note {index}" for index in range(model.header)]
+    lines += ["{"]
+    if model.entries:
+        lines += ['  meta: { lastTouchedVersion: "2026.9.6" },']
+    lines += ["  tools: {", "    loopDetection: {"]
+    lines += [f"      // {note}" for note in model.notes]
+    lines += [f"      {member}," for member in _members(model.block).split(", ") if member]
+    lines += ["    },", "  },", "  agents: {"]
+    if model.entries:
+        lines += ['    ownership: "explicit",', "    entries: {"]
+    else:
+        lines += ["    list: ["]
+    for index, agent in enumerate(model.agents):
+        if index % 3 == 1:
+            lines.append(f"      // agent {agent.id}")
+        lines += _agent_lines(agent, model.entries)
+    lines += ["    }," if model.entries else "    ],", "  },", "}", ""]
+    return "\n".join(lines)
+
+
+def _base(entries: bool) -> Model:
+    # Thresholds close to the history, so that a change of either side finds or clears an
+    # LC101 or LC102 (in the agents that inherit it, when it is the global block's).
+    agents = tuple(
+        Agent(f"a{index}", {"warningThreshold": str(5 + index), "criticalThreshold": "12"}, False)
+        for index in range(5)
+    )
+    block = {"enabled": "true", "historySize": "12", "warningThreshold": "10"}
+    if entries:
+        block = {"enabled": "true"}
+    return Model(entries, 0, (), block, agents)
+
+
+# -- the edits ------------------------------------------------------------------------------------
+
+
+def _set(block: dict[str, str], name: str, value: str | None) -> dict[str, str]:
+    changed = dict(block)
+    if value is None:
+        changed.pop(name, None)
+    else:
+        changed[name] = value
+    return changed
+
+
+def _with_agent(model: Model, index: int, agent: Agent) -> Model:
+    agents = list(model.agents)
+    agents[index % len(agents)] = agent
+    return model._replace(agents=tuple(agents))
+
+
+def apply(model: Model, edit: tuple[object, ...]) -> Model:
+    kind = edit[0]
+    agents = model.agents
+    if kind == "global":
+        _, name, value = edit
+        return model._replace(block=_set(model.block, str(name), value))  # type: ignore[arg-type]
+    if kind == "note":  # a line above the blocks: every later position moves
+        return model._replace(notes=(*model.notes, f"why {len(model.notes)}"))
+    if kind == "header":
+        return model._replace(header=model.header + 1)
+    if kind == "add":
+        _, index, multiline = edit
+        new = Agent(f"n{len(agents)}", {"historySize": "3"}, bool(multiline))
+        at = int(index) % (len(agents) + 1)  # type: ignore[call-overload]
+        return model._replace(agents=(*agents[:at], new, *agents[at:]))
+    if not agents:
+        return model
+    index = int(edit[1]) % len(agents)  # type: ignore[call-overload]
+    agent = agents[index]
+    if kind == "agent":
+        _, _, name, value = edit
+        return _with_agent(model, index, agent._replace(block=_set(agent.block, str(name), value)))  # type: ignore[arg-type]
+    if kind == "remove":
+        return model._replace(agents=agents[:index] + agents[index + 1 :])
+    if kind == "rename":  # possibly to another agent's id (LC106), or not normalised (LC108)
+        return _with_agent(model, index, agent._replace(id=str(edit[2])))
+    if kind == "lines":  # the agent written over several lines, or on one
+        return _with_agent(model, index, agent._replace(multiline=not agent.multiline))
+    if kind == "include":
+        return _with_agent(model, index, agent._replace(included=not agent.included))
+    raise AssertionError(kind)
+
+
+VALUES = st.one_of(st.sampled_from(TOKENS), st.none())
+VALUE_EDITS = st.one_of(
+    st.tuples(st.just("global"), st.sampled_from(NAMES), VALUES),
+    st.tuples(st.just("agent"), st.integers(0, 9), st.sampled_from(NAMES), VALUES),
+)
+EDIT = st.one_of(
+    VALUE_EDITS,  # most edits change a value (the case the memo is for)
+    VALUE_EDITS,
+    VALUE_EDITS,
+    st.tuples(st.just("note")),
+    st.tuples(st.just("header")),
+    st.tuples(st.just("add"), st.integers(0, 9), st.booleans()),
+    st.tuples(st.just("remove"), st.integers(0, 9)),
+    st.tuples(st.just("rename"), st.integers(0, 9), st.sampled_from(["a0", "a1", "Ops", "n5"])),
+    st.tuples(st.just("lines"), st.integers(0, 9)),
+    st.tuples(st.just("include"), st.integers(0, 9)),
+    st.tuples(st.just("included"), st.sampled_from(TOKENS)),
+)
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.booleans(), st.lists(EDIT, min_size=1, max_size=10))
+def test_a_memoised_check_gives_validates_diagnostics(
+    tmp_path_factory: pytest.TempPathFactory, entries: bool, edits: list[tuple[object, ...]]
+) -> None:
+    folder = tmp_path_factory.mktemp("memo")
+    top, included = folder / "openclaw.json5", folder / "block.json5"
+    model = _base(entries)
+    block_text = "{\n  // the included block\n  warningThreshold: 8,\n}\n"
+    cache = ParseCache()
+    previous = None
+    verbose = SubtreeMemo()  # the infos too (LC201, LC202), which the server leaves out
+    for edit in [("header",), *edits]:
+        if edit[0] == "included":
+            block_text = f"{{\n  // the included block\n  warningThreshold: {edit[1]},\n}}\n"
+        else:
+            model = apply(model, edit)
+        text = render(model)
+        top.write_text(text, encoding="utf-8")
+        included.write_text(block_text, encoding="utf-8")
+        buffers = {str(top): text, str(included): block_text}
+        checked = analysis.check(str(top), buffers, None, cache, previous)
+        expected = check_file(str(top), CheckOptions())
+        assert checked.diagnostics == list(expected.diagnostics), (edit, text)
+        verbose.new_round()
+        with_infos = loaded_findings(checked.loaded, CheckOptions(verbose=True), memo=verbose)
+        expected = check_file(str(top), CheckOptions(verbose=True))
+        assert sort_diagnostics(with_infos) == list(expected.diagnostics), (edit, text)
+        previous = checked
+
+
+def _checked_twice(first: str, second: str, tmp_path: Path) -> tuple[analysis.Checked, int]:
+    top = tmp_path / "openclaw.json5"
+    cache = ParseCache()
+    before = analysis.check(str(top), {str(top): first}, None, cache)
+    hits = before.memo.hits
+    top.write_text(second, encoding="utf-8")
+    after = analysis.check(str(top), {str(top): second}, None, cache, before)
+    assert after.diagnostics == list(check_file(str(top)).diagnostics)
+    return after, after.memo.hits - hits
+
+
+def test_an_edit_in_one_agent_reuses_the_others(tmp_path: Path) -> None:
+    model = _base(entries=False)
+    edited = apply(model, ("agent", 2, "historySize", "5"))  # LC102 in that agent
+    after, hits = _checked_twice(render(model), render(edited), tmp_path)
+    assert "LC102" in [d.code for d in after.diagnostics]
+    # The other four agents' entries, scopes, lints, blocks and verdicts came from the memo.
+    assert hits >= 4 * 5
+
+
+def test_a_line_added_above_moves_memoised_findings(tmp_path: Path) -> None:
+    # LC202 (info, shown with --verbose) and LC102 in agents whose lines move down.
+    model = _base(entries=False)
+    model = apply(model, ("agent", 3, "historySize", "5"))
+    edited = apply(model, ("note",))
+    after, _ = _checked_twice(render(model), render(edited), tmp_path)
+    assert "LC102" in [d.code for d in after.diagnostics]
