@@ -25,8 +25,9 @@ __all__ = ["SubtreeMemo"]
 
 T = TypeVar("T")
 
-# (the objects a result was computed from, the result); holding the objects keeps them alive,
-# so no other object can take their `id` while the entry is kept.
+# (the objects a result was computed from, the result). Holding the objects keeps them alive,
+# so while an entry is kept no other object can have the `id` its key holds: a key found is
+# for the very same objects.
 _Kept = tuple[tuple[object, ...], Any]
 
 
@@ -56,15 +57,20 @@ class SubtreeMemo:
         """`compute()`, or what it returned for the same `kind`, the same objects `anchors`
         (compared by identity) and equal `values`. `compute` must read nothing else that can
         change between checks."""
-        kept = self.peek(kind, anchors, values)
-        if kept is not None:
-            self.hits += 1
-            found: T = kept[0]
-            return found
-        self.misses += 1
-        result = compute()
-        self.put(kind, anchors, result, values)
-        return result
+        # Called for every agent several times per check: written for speed (no `peek`).
+        key = (kind, *map(id, anchors), values)
+        kept = self._current.get(key)
+        if kept is None:
+            kept = self._previous.get(key)
+            if kept is None:
+                self.misses += 1
+                result = compute()
+                self._current[key] = (anchors, result)
+                return result
+            self._current[key] = kept
+        self.hits += 1
+        found: T = kept[1]
+        return found
 
     def peek(
         self, kind: str, anchors: tuple[object, ...], values: Hashable = None
@@ -78,7 +84,7 @@ class SubtreeMemo:
             if kept is None:
                 return None
             self._current[key] = kept
-        return (kept[1],) if all(map(_same, kept[0], anchors)) else None
+        return (kept[1],)
 
     def put(
         self, kind: str, anchors: tuple[object, ...], result: object, values: Hashable = None
@@ -88,7 +94,3 @@ class SubtreeMemo:
 
     def __len__(self) -> int:
         return len(self._current)
-
-
-def _same(kept: object, given: object) -> bool:
-    return kept is given

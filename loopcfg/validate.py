@@ -22,6 +22,7 @@ import json
 import re
 from collections.abc import Iterable, Iterator
 from functools import cache, lru_cache, partial
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from loopcfg.agent_ids import is_entry_key, normalize_agent_id
@@ -1226,6 +1227,7 @@ class _Rejected(NamedTuple):
     span: Span | None  # its key's (or value's)
     path: str
     related: Related | None  # how LC110 points at it when it is not the first
+    start: tuple[int, int]  # where the span starts ((0, 0) without one), to sort by
 
 
 def _unknown_target_warning(
@@ -1233,13 +1235,14 @@ def _unknown_target_warning(
 ) -> Diagnostic | None:
     """LC110: the written keys the newest known release rejects, with their retirement."""
     newest = newest_release()
+    newest_name = newest.name
     written: list[_Rejected] = []
     for path, block in _blocks(root, target):
         if memo is None:
             written += _rejected_in(block, path, newest)
         else:
             compute = partial(_rejected_in, block, path, newest)
-            written += memo.get("rejected keys", (block,), compute, (path, newest.name))
+            written += memo.get("rejected keys", (block,), compute, (path, newest_name))
     agents = root.get("agents")
     roster = agents.entry("list") if isinstance(agents, ObjectNode) else None
     if not written:
@@ -1272,7 +1275,7 @@ def _unknown_target_warning(
     located = list(written)
     if roster is not None:
         located.append(_rejected("agents.list", roster, "agents.list", newest))
-    spans = sorted((item for item in located if item.span is not None), key=_start)
+    spans = sorted((item for item in located if item.span is not None), key=_START)
     primary, where_first = (spans[0].span, spans[0].path) if spans else (None, located[0].path)
     related = tuple(item.related for item in spans[1:] if item.related is not None)
     return Diagnostic.at(
@@ -1306,13 +1309,13 @@ def _rejected_in(block: ObjectNode, path: DocPath, newest: Release) -> list[_Rej
 
 def _rejected(setting: str, entry: Entry, where: str, newest: Release) -> _Rejected:
     span = entry.key.span or entry.value.span
-    message = f"{where} is rejected by OpenClaw {newest.name}"
-    return _Rejected(setting, span, where, None if span is None else Related(span, message))
+    if span is None:
+        return _Rejected(setting, None, where, None, (0, 0))
+    related = Related(span, f"{where} is rejected by OpenClaw {newest.name}")
+    return _Rejected(setting, span, where, related, span.start())
 
 
-def _start(item: _Rejected) -> tuple[int, int]:
-    assert item.span is not None
-    return item.span.start()
+_START = attrgetter("start")
 
 
 @cache

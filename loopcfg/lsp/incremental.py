@@ -7,10 +7,10 @@ change did not touch, so `ParseCache` keeps the last document of each file and:
   that includes it is typed in, the config while its include is edited, a save);
 - after an edit of a JSON5/JSON file, parses again only the innermost value that holds the
   whole edit and after which its line holds nothing but a comma (so that nothing else moves
-  sideways), with the text before it blanked so that the parser reports the value's real
-  positions, and puts it into a copy of the old tree's path to it. The values before it are
-  the old document's own; those after it are too, or, when the edit added or removed lines,
-  copies moved down or up by as many lines.
+  sideways), alone, moves its positions to where it starts in the file, and puts it into a
+  copy of the old tree's path to it. The values before it are the old document's own; those
+  after it are too, or, when the edit added or removed lines, copies moved down or up by as
+  many lines. The line starts of the last text are kept and patched, not found again.
 
 Anything else (YAML, an edit outside every value but the root, a value that does not parse
 alone) is parsed from the start, as `loopcfg validate` parses it. Either way the document
@@ -40,7 +40,6 @@ from loopcfg.source.nodes import (
 )
 
 _LINE_BREAK = re.compile("[\n\r\u2028\u2029]")
-_NOT_LINE_BREAKS = re.compile("[^\n\r\u2028\u2029]+")
 # What may follow the re-parsed value on its last line: a comma, spaces. Anything else there
 # (a closing bracket, a sibling, a comment) would move with the edit, so a wider value is taken.
 _PLAIN_TAIL = re.compile("[ \t]*,?[ \t]*")
@@ -54,6 +53,9 @@ class ParseCache:
 
     def __init__(self) -> None:
         self.documents: OrderedDict[tuple[str, str], Document] = OrderedDict()
+        # The line starts of each kept document's text, once asked: an edit patches them
+        # instead of finding every line break of the file again.
+        self.line_starts: dict[tuple[str, str], tuple[str, list[int]]] = {}
         self.reparsed = 0  # edits parsed only around the change (for tests and the bench)
         self.reused = 0  # texts found unchanged
 
@@ -66,14 +68,20 @@ class ParseCache:
             self.reused += 1
             document = old
         elif old is not None and format != "yaml":
-            document = reparse(old, text)
-            self.reparsed += document is not None
+            kept = self.line_starts.get(key)
+            starts = kept[1] if kept is not None and kept[0] is old.text else None
+            patched = _reparse(old, text, starts)
+            if patched is not None:
+                self.reparsed += 1
+                document, starts = patched
+                self.line_starts[key] = (document.text, starts)
         if document is None:
             document = fresh_parse(text, file, format)
         self.documents[key] = document
         self.documents.move_to_end(key)
         while len(self.documents) > _KEPT_FILES:
-            self.documents.popitem(last=False)
+            evicted, _ = self.documents.popitem(last=False)
+            self.line_starts.pop(evicted, None)
         return document
 
 
@@ -184,17 +192,40 @@ def _ends_its_line(node: Node, old: str, edit: _Edit, line_starts: list[int]) ->
 def reparse(old: Document, text: str) -> Document | None:
     """`old` brought to `text` by parsing only the value around the edit; None when that
     cannot be done (then the caller parses `text` afresh)."""
+    patched = _reparse(old, text, None)
+    return None if patched is None else patched[0]
+
+
+def _reparse(
+    old: Document, text: str, line_starts: list[int] | None
+) -> tuple[Document, list[int]] | None:
+    """`reparse`, given the line starts of `old.text` if known, with those of `text`."""
     if old.text.startswith("\ufeff") or text.startswith("\ufeff"):
         return None  # a BOM shifts the first line's columns: not worth the care
-    line_starts = _line_starts(old.text)
+    if line_starts is None:
+        line_starts = _line_starts(old.text)
     edit = _Edit(old.text, text, line_starts)
     if edit.splits_a_line_break(old.text, text):
         return None
     chain = _path_to_edit(old.root, edit)
     for depth in range(len(chain) - 1, 0, -1):  # the root itself: a fresh parse is as fast
         if _ends_its_line(chain[depth], old.text, edit, line_starts):
-            return _replace_value(old, text, chain[: depth + 1], edit, line_starts)
+            document = _replace_value(old, text, chain[: depth + 1], edit, line_starts)
+            if document is None:
+                return None
+            return document, _starts_after(line_starts, edit, text)
     return None
+
+
+def _starts_after(line_starts: list[int], edit: _Edit, text: str) -> list[int]:
+    """The line starts of the new `text` from the old ones: those up to the edit stay, the
+    line breaks inside it are found again, those after it move by its length. (No line break
+    is split by the edit: `splits_a_line_break` refused that.)"""
+    head = bisect_right(line_starts, edit.start)
+    tail = bisect_right(line_starts, edit.old_end)
+    inside = [found.end() for found in _LINE_BREAK_TOKEN.finditer(text, edit.start, edit.new_end)]
+    delta = edit.delta
+    return [*line_starts[:head], *inside, *(start + delta for start in line_starts[tail:])]
 
 
 # -- parsing the value alone and putting it in ----------------------------------------------------
@@ -208,20 +239,20 @@ def _replace_value(
     assert span is not None
     start = line_starts[span.line - 1] + span.column - 1  # before the edit: it does not move
     end = line_starts[span.end_line - 1] + span.end_column - 1 + edit.delta  # after it: moves
-    # Blank everything before the value (line breaks kept): the parser then reports the
-    # value's positions as they are in the whole text.
-    blank = _NOT_LINE_BREAKS.sub(_spaces, text[:start])
+    # The value parsed alone; its positions are then moved to where it starts in the file.
     try:
-        alone = fresh_parse(blank + text[start:end], old.file, old.format)
+        alone = fresh_parse(text[start:end], old.file, old.format)
     except SourceError:
         return None
     if any(_runs_to_the_end(comment, alone) for comment in alone.comments):
         return None  # a line comment cut short by the end of the value: it runs on in the file
     if _height(alone.root) + len(target.path) > MAX_DEPTH:
         return None  # deep enough that the whole file's parse would refuse it
-    _settle(alone.root, target.path)
+    place = _Placer(span.line, span.column)
+    _settle(alone.root, target.path, place)
     root = _rebuilt(chain, alone.root, edit.lines)
-    comments = _comments_around(old.comments, span, alone.comments, edit.lines)
+    inside = [Comment(comment.text, place(comment.span)) for comment in alone.comments]
+    comments = _comments_around(old.comments, span, inside, edit.lines)
     # No key written twice before, none in the new value: none now (the value replaced keeps
     # its key), so LC107 need not look through the whole tree again.
     no_duplicates = old.duplicate_keys is False and alone.duplicate_keys is False
@@ -237,8 +268,25 @@ def _line_starts(text: str) -> list[int]:
     return [0, *(found.end() for found in _LINE_BREAK_TOKEN.finditer(text))]
 
 
-def _spaces(run: re.Match[str]) -> str:
-    return " " * (run.end() - run.start())
+class _Placer:
+    """Moves a span of a value parsed alone to where the value starts in the file: down by
+    the lines above it, and its first line right by the columns before it."""
+
+    __slots__ = ("columns", "lines")
+
+    def __init__(self, line: int, column: int) -> None:
+        self.lines = line - 1
+        self.columns = column - 1
+
+    def __call__(self, span: Span) -> Span:
+        lines, columns = self.lines, self.columns
+        return Span(
+            span.file,
+            span.line + lines,
+            span.column + columns if span.line == 1 else span.column,
+            span.end_line + lines,
+            span.end_column + columns if span.end_line == 1 else span.end_column,
+        )
 
 
 def _runs_to_the_end(comment: Comment, alone: Document) -> bool:
@@ -254,23 +302,27 @@ def _height(node: Node) -> int:
     return 0
 
 
-def _settle(node: Node, prefix: DocPath) -> None:
+def _settle(node: Node, prefix: DocPath, place: _Placer) -> None:
     """Put the re-parsed value in its place: its paths start with `prefix`, and it gets its
-    Spans now. Left lazy, each of its keys and nodes would keep this parse's blanked copy of
-    the text alive for as long as the value is not edited again: one near-whole-file text per
-    value ever edited (memory grew by 25 MB over 600 edits)."""
+    Spans now, where it is in the file. (Left lazy, each of its keys and nodes would keep
+    this parse's text alive for as long as the value is not edited again: memory grew by
+    25 MB over 600 edits when that text was a blanked copy of the whole file.)"""
     stack = [node]
     while stack:
         current = stack.pop()
         if prefix:
             current.path = (*prefix, *current.path)
-        current.span = current.span
+        current.span = _placed(current.span, place)
         if isinstance(current, ObjectNode):
             for entry in current.entries:
-                entry.key.span = entry.key.span
+                entry.key.span = _placed(entry.key.span, place)
                 stack.append(entry.value)
         elif isinstance(current, ArrayNode):
             stack.extend(current.items)
+
+
+def _placed(span: Span | None, place: _Placer) -> Span | None:
+    return None if span is None else place(span)
 
 
 def _rebuilt(chain: list[Node], value: Node, lines: int) -> Node:
