@@ -13,8 +13,9 @@ right after each edit's diagnostics arrive, so that both see the same load.
 
 Then, in-process on the same texts, where the server's check spends its time: the parse
 through the server's `ParseCache`, the rest of loading (`$include`, `${VAR}`), validate, lint
-(resolve and the lints), the target's findings, suppressions and sorting; medians for the
-valid and the invalid texts apart.
+(resolve and the lints), the target's findings, suppressions and sorting, with the server's
+`SubtreeMemo` carried from edit to edit; medians for the valid and the invalid texts apart,
+and for the edits of the global block and of an agent apart.
 
     .venv/bin/python bench/lsp.py [--edits 100] [--agents 256]
     .venv/bin/python bench/lsp.py --parse-only   # the incremental parse alone, three edits
@@ -40,6 +41,7 @@ from loopcfg.config import load_config
 from loopcfg.diagnostics import sort_diagnostics
 from loopcfg.lint import lint_config
 from loopcfg.lsp.incremental import ParseCache
+from loopcfg.memo import SubtreeMemo
 from loopcfg.source import parsing_with, unsaved_texts
 from loopcfg.suppress import apply_suppressions, select
 from loopcfg.validate import config_target, target_findings, validate_config, with_missing_env
@@ -161,10 +163,12 @@ class Laps:
 
 def phases(path: Path, edits: list[Edit]) -> dict[str, list[dict[str, float]]]:
     """Per edit, the seconds of each phase of the server's check (`loaded_findings`' steps),
-    for the valid and the invalid texts apart."""
+    for the valid and the invalid texts apart, and for the edits of the global block and of
+    an agent apart."""
     cache = ParseCache()
     cache.parse(config_text_of(path), str(path), "json5")
-    out: dict[str, list[dict[str, float]]] = {"valid": [], "invalid": []}
+    memo = SubtreeMemo()  # the server keeps one per open config, from check to check
+    out: dict[str, list[dict[str, float]]] = {"valid": [], "invalid": [], "global": [], "agent": []}
     for number, edit in enumerate(edits):
         laps = Laps()
         cache.parse(edit.text, str(path), "json5")
@@ -172,18 +176,21 @@ def phases(path: Path, edits: list[Edit]) -> dict[str, list[dict[str, float]]]:
         with unsaved_texts({str(path): edit.text}), parsing_with(cache.parse):
             loaded = load_config(str(path))  # its parse is the one above, reused
         laps.lap("rest of load")
+        memo.new_round()
         target = config_target(loaded)
         found = with_missing_env(list(loaded.diagnostics), target)
-        validation = validate_config(loaded, target)
+        validation = validate_config(loaded, target, memo)
         laps.lap("validate")
-        linted = lint_config(loaded, validation, target)
+        linted = lint_config(loaded, validation, target, memo)
         laps.lap("lint")
-        extra = target_findings(loaded, target)
+        extra = target_findings(loaded, target, memo)
         laps.lap("target findings")
         found = apply_suppressions(found + validation + linted + extra, loaded.documents)
         sort_diagnostics(select(found, ()))
         laps.lap("suppress, sort")
+        place = "global" if (number // 2) % 2 == 0 else "agent"
         out["valid" if number % 2 == 1 else "invalid"].append(laps.times)
+        out[place].append(laps.times)
     return out
 
 
@@ -254,7 +261,8 @@ def main() -> None:
     for kind, rows in split.items():
         medians = {name: statistics.median(row[name] for row in rows) for name in PHASES}
         shown = ", ".join(f"{name} {value * 1000:.1f}" for name, value in medians.items())
-        print(f"  {kind} texts: {shown}; total {sum(medians.values()) * 1000:.1f}")
+        label = f"{kind} texts" if kind in ("valid", "invalid") else f"edits of {kind}"
+        print(f"  {label}: {shown}; total {sum(medians.values()) * 1000:.1f}")
 
 
 if __name__ == "__main__":

@@ -29,7 +29,6 @@ on any loaded config.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from functools import partial
 from typing import TYPE_CHECKING, NamedTuple
 
 from loopcfg.collector import paused
@@ -607,7 +606,7 @@ def _scopes(
         if memo is None:
             prefix = format_path(agent.path)
         else:
-            prefix = memo.get("agent path", (agent,), partial(format_path, agent.path))
+            prefix = memo.get("agent path", (agent,), None, format_path, agent.path)
         state = _worst(
             global_state,
             errors.state_at(prefix),
@@ -688,30 +687,36 @@ def _block_lints(
     thresholds = resolved.target.line.integers
     # Only the merged-scope lints of the global block can be inherited: LC103, its other
     # finding, is not among an agent's merged-scope lints.
-    compute = partial(_global_lints, global_scope, global_state, thresholds)
     if memo is None:
-        globals_ = compute()
+        globals_ = _global_lints(global_scope, global_state, thresholds)
     else:
         globals_ = memo.get(
-            "global lints", (resolved.global_scope,), compute, (global_state, thresholds)
+            "global lints",
+            (resolved.global_scope,),
+            (global_state, thresholds),
+            _global_lints,
+            global_scope,
+            global_state,
+            thresholds,
         )
     flat = [*globals_.findings, *_lc103_global(global_scope, [scope for scope, _ in agents])]
     diagnostics = _as_diagnostics(flat, global_scope, file)
+    inherited = globals_.inherited
     for scope, state in agents:
-        lint = partial(
-            _agent_lints,
-            _Scope.of(scope, global_written),
-            state,
-            thresholds,
-            globals_.inherited,
-            file,
-        )
         if memo is None:
-            diagnostics.extend(lint())
+            of = _Scope.of(scope, global_written)
+            diagnostics.extend(_agent_lints(of, state, thresholds, inherited, file))
+            continue
+        anchors = (scope, resolved.global_scope)
+        values = (state, global_state, thresholds, file)
+        kept = memo.peek("agent lints", anchors, values)
+        if kept is None:  # `get` would make the `_Scope` for every agent, found or not
+            of = _Scope.of(scope, global_written)
+            linted = _agent_lints(of, state, thresholds, inherited, file)
+            memo.put("agent lints", anchors, linted, values)
         else:
-            values = (state, global_state, thresholds, file)
-            found = memo.get("agent lints", (scope, resolved.global_scope), lint, values)
-            diagnostics.extend(found)
+            linted = kept[0]
+        diagnostics.extend(linted)
     return diagnostics
 
 

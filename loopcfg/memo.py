@@ -19,11 +19,12 @@ the nodes of the last ones. Not thread-safe: the server runs one check at a time
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
-from typing import Any, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 __all__ = ["SubtreeMemo"]
 
 T = TypeVar("T")
+P = ParamSpec("P")
 
 # (the objects a result was computed from, the result). Holding the objects keeps them alive,
 # so while an entry is kept no other object can have the `id` its key holds: a key found is
@@ -51,12 +52,14 @@ class SubtreeMemo:
         self,
         kind: str,
         anchors: tuple[object, ...],
-        compute: Callable[[], T],
-        values: Hashable = None,
+        values: Hashable,
+        compute: Callable[P, T],
+        *args: P.args,
+        **kwargs: P.kwargs,
     ) -> T:
-        """`compute()`, or what it returned for the same `kind`, the same objects `anchors`
-        (compared by identity) and equal `values`. `compute` must read nothing else that can
-        change between checks."""
+        """`compute(*args, **kwargs)`, or what it returned for the same `kind`, the same
+        objects `anchors` (compared by identity) and equal `values`. The result must follow
+        from those alone: `compute` reads nothing else that can change between checks."""
         # Called for every agent several times per check: written for speed (no `peek`).
         key = (kind, *map(id, anchors), values)
         kept = self._current.get(key)
@@ -64,7 +67,7 @@ class SubtreeMemo:
             kept = self._previous.get(key)
             if kept is None:
                 self.misses += 1
-                result = compute()
+                result = compute(*args, **kwargs)
                 self._current[key] = (anchors, result)
                 return result
             self._current[key] = kept

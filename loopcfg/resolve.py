@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import cache, partial
+from functools import cache
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeAlias
@@ -256,9 +256,7 @@ def _keyed_entries(
             found.append(_keyed_entry(index, entry))
         else:
             anchors = (entry.key, entry.value)
-            found.append(
-                memo.get("keyed entry", anchors, partial(_keyed_entry, index, entry), index)
-            )
+            found.append(memo.get("keyed entry", anchors, index, _keyed_entry, index, entry))
         if wanted is not None:
             break
     return found
@@ -284,7 +282,7 @@ def _list_entries(
         if memo is None:
             entry = _list_entry(index, item, wanted)
         else:
-            entry = memo.get("list entry", (item,), partial(_list_entry, index, item), index)
+            entry = memo.get("list entry", (item,), index, _list_entry, index, item)
             if entry is not None and wanted is not None and entry.id != wanted:
                 entry = None
         if entry is None:
@@ -452,7 +450,7 @@ def resolve_config(
     if memo is None:
         globals_ = _global_scope(block, line)
     else:
-        globals_ = memo.get("global scope", (block,), partial(_global_scope, block, line), line)
+        globals_ = memo.get("global scope", (block,), line, _global_scope, block, line)
     global_scope, global_sources = globals_
     entries = tuple(agent_entries(root, chosen, memo))
     scopes: list[Scope] = []

@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Iterator
-from functools import cache, lru_cache, partial
+from functools import cache, lru_cache
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -150,13 +150,22 @@ def validate_config(
     unresolved = {d.path for d in loaded.diagnostics if d.code == "LC006"} if refuses else set()
     diagnostics = [d for d in found.values() if d.path not in unresolved]
     diagnostics += _meta_version_type(root, loaded.file)
-    for block_path, block in _blocks(root, chosen):
+    for block_path, block in _blocks(root, chosen, reads):
         if memo is None:
             diagnostics.extend(_order_errors(block, block_path, loaded.file, line))
         else:
-            compute = partial(_order_errors, block, block_path, loaded.file, line)
             values = (block_path, loaded.file, line)
-            diagnostics.extend(memo.get("order errors", (block,), compute, values))
+            ordered = memo.get(
+                "order errors",
+                (block,),
+                values,
+                _order_errors,
+                block,
+                block_path,
+                loaded.file,
+                line,
+            )
+            diagnostics.extend(ordered)
     return diagnostics
 
 
@@ -254,7 +263,7 @@ def _errors_by_item(
     for name, item in items:
         anchors = (item,)
         values = (line.id, kind, name if kind == "entries" else None)
-        if memo.get("item valid", anchors, partial(_item_valid, kind, name, item, line), values):
+        if memo.get("item valid", anchors, values, _item_valid, kind, name, item, line):
             continue
         alone = _alone(kind, name, to_python(item))
         for path, error in _schema_errors(alone, line):
@@ -353,14 +362,17 @@ def block_paths(root: ObjectNode, target: Target | None = None) -> list[DocPath]
     return [path for path, _ in _blocks(root, target)]
 
 
-def _blocks(root: ObjectNode, target: Target | None = None) -> list[tuple[DocPath, ObjectNode]]:
-    """`block_paths` with each block's node."""
+def _blocks(
+    root: ObjectNode, target: Target | None = None, reads: RosterReads | None = None
+) -> list[tuple[DocPath, ObjectNode]]:
+    """`block_paths` with each block's node (`reads`: `roster_reads` of the target, if known)."""
     chosen = target if target is not None else choose_target(None)
     found: list[tuple[DocPath, ObjectNode]] = []
     own = _at(root, ("tools", _BLOCK_KEY))
     if isinstance(own, ObjectNode):
         found.append((("tools", _BLOCK_KEY), own))
-    reads = roster_reads(root, chosen)
+    if reads is None:
+        reads = roster_reads(root, chosen)
     if reads.list:
         found += _list_block_nodes(root)
     if reads.entries:
@@ -1149,13 +1161,15 @@ def _nested_in_tools(
     found: list[tuple[Entry, DocPath, str]] = []
     for entry in tools.winning_entries():
         name = entry.key.name
-        if name.split(".")[0] == _BLOCK_KEY and name != _BLOCK_KEY:
+        if name == _BLOCK_KEY:
+            continue  # where it belongs (and nearly every agent's only key here)
+        if name.split(".")[0] == _BLOCK_KEY:
             # `tools: {"loopDetection.enabled": true}`: OpenClaw does not expand dotted keys.
             found.append(
                 (entry, (*base, name), f"{belongs} (OpenClaw does not expand dotted keys)")
             )
             continue
-        if name == _BLOCK_KEY or not isinstance(entry.value, ObjectNode):
+        if not isinstance(entry.value, ObjectNode):
             continue
         nested = entry.value.entry(_BLOCK_KEY)
         if nested is not None:
@@ -1241,8 +1255,10 @@ def _unknown_target_warning(
         if memo is None:
             written += _rejected_in(block, path, newest)
         else:
-            compute = partial(_rejected_in, block, path, newest)
-            written += memo.get("rejected keys", (block,), compute, (path, newest_name))
+            values = (path, newest_name)
+            written += memo.get(
+                "rejected keys", (block,), values, _rejected_in, block, path, newest
+            )
     agents = root.get("agents")
     roster = agents.entry("list") if isinstance(agents, ObjectNode) else None
     if not written:
