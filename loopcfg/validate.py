@@ -1271,7 +1271,7 @@ def _unknown_target_warning(
             f"{newest.name})"
         )
     by_release: dict[str, list[str]] = {}
-    for setting in dict.fromkeys(item.setting for item in written):  # each setting once
+    for setting in dict.fromkeys(map(_SETTING, written)):  # each setting once
         status = key_status(setting, newest)
         retired = status.retired_in if status is not None else None
         names = by_release.setdefault(retired or "?", [])
@@ -1291,9 +1291,10 @@ def _unknown_target_warning(
     located = list(written)
     if roster is not None:
         located.append(_rejected("agents.list", roster, "agents.list", newest))
-    spans = sorted((item for item in located if item.span is not None), key=_START)
+    # (C-level `map`, `filter` and keys: a large roster names a thousand places here.)
+    spans = sorted(filter(_SPAN, located), key=_START)
     primary, where_first = (spans[0].span, spans[0].path) if spans else (None, located[0].path)
-    related = tuple(item.related for item in spans[1:] if item.related is not None)
+    related = tuple(map(_RELATED, spans[1:]))  # each has a span, so a Related
     return Diagnostic.at(
         "LC110",
         "warning",
@@ -1332,6 +1333,9 @@ def _rejected(setting: str, entry: Entry, where: str, newest: Release) -> _Rejec
 
 
 _START = attrgetter("start")
+_SPAN = attrgetter("span")  # a Span is always true; None is not
+_SETTING = attrgetter("setting")
+_RELATED = attrgetter("related")
 
 
 @cache
