@@ -153,6 +153,16 @@ def test_stdout_full_is_one_line_exit_2(tmp_path: Path) -> None:
         assert "cannot write the output: No space left on device" in line
 
 
+@pytest.mark.parametrize("args", [["--help"], ["--version"], ["validate", "--help"]])
+def test_help_and_version_to_a_full_stdout_are_one_line_exit_2(
+    tmp_path: Path, args: list[str]
+) -> None:
+    # click writes these itself, before any command runs.
+    done = loopcfg_process(args, tmp_path, shell_redirect="> /dev/full")
+    assert done.returncode == 2, done.stderr
+    assert done.stderr == "loopcfg: error: cannot write the output: No space left on device\n"
+
+
 @pytest.mark.parametrize("jobs", ["1", "2"])
 @pytest.mark.parametrize("output_format", ["text", "json"])
 def test_replay_to_a_full_stdout_is_one_line_exit_2(
