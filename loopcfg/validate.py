@@ -22,6 +22,7 @@ import json
 import re
 from collections.abc import Iterable, Iterator
 from functools import cache, lru_cache
+from itertools import chain
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -1247,20 +1248,38 @@ class _Rejected(NamedTuple):
 def _unknown_target_warning(
     root: ObjectNode, target: Target, file: str, memo: SubtreeMemo | None = None
 ) -> Diagnostic | None:
-    """LC110: the written keys the newest known release rejects, with their retirement."""
+    """LC110: the written keys the newest known release rejects, with their retirement.
+    With `memo`, each block is read again only when it changed, and the warning is made
+    again only when a block or the place of `agents.list` changed."""
     newest = newest_release()
-    newest_name = newest.name
-    written: list[_Rejected] = []
-    for path, block in _blocks(root, target):
-        if memo is None:
-            written += _rejected_in(block, path, newest)
-        else:
-            values = (path, newest_name)
-            written += memo.get(
-                "rejected keys", (block,), values, _rejected_in, block, path, newest
-            )
     agents = root.get("agents")
     roster = agents.entry("list") if isinstance(agents, ObjectNode) else None
+    if memo is None:
+        pieces = [_rejected_in(block, path, newest) for path, block in _blocks(root, target)]
+        return _lc110(pieces, roster, target, newest, file)
+    name = newest.name
+    pieces = [
+        memo.get("rejected keys", (block,), (path, name), _rejected_in, block, path, newest)
+        for path, block in _blocks(root, target)
+    ]
+    # The roster's key is where the warning may point; its value only when the key has no span.
+    where = (
+        () if roster is None else (roster.key,) if roster.key.span else (roster.key, roster.value)
+    )
+    anchors = (*pieces, *where)
+    values = (target.requested, name, file, len(pieces), roster is None)
+    return memo.get("LC110", anchors, values, _lc110, pieces, roster, target, newest, file)
+
+
+def _lc110(
+    pieces: list[list[_Rejected]],
+    roster: Entry | None,
+    target: Target,
+    newest: Release,
+    file: str,
+) -> Diagnostic | None:
+    """LC110 from what each block writes that `newest` rejects (`pieces`, in block order)."""
+    written = list(chain.from_iterable(pieces))
     if not written:
         return None  # an agents.list alone is converted on read by the newest release
     if target.requested is None:

@@ -55,6 +55,7 @@ class Model(NamedTuple):
     notes: tuple[str, ...]  # comment lines at the top of the global block
     block: dict[str, str]
     agents: tuple[Agent, ...]
+    port: int = 8080  # a value outside every block, on a line of its own
 
 
 def _members(block: dict[str, str]) -> str:
@@ -85,7 +86,7 @@ def _agent_lines(agent: Agent, entries: bool) -> list[str]:
 
 def render(model: Model) -> str:
     lines = [f"// note {index}" for index in range(model.header)]
-    lines += ["{"]
+    lines += ["{", f"  gateway: {{ port: {model.port} }},"]
     if model.entries:
         lines += ['  meta: { lastTouchedVersion: "2026.9.6" },']
     lines += ["  tools: {", "    loopDetection: {"]
@@ -145,6 +146,8 @@ def apply(model: Model, edit: tuple[object, ...]) -> Model:
         return model._replace(notes=(*model.notes, f"why {len(model.notes)}"))
     if kind == "header":
         return model._replace(header=model.header + 1)
+    if kind == "port":  # nothing of loop detection changes: every block is the same object
+        return model._replace(port=model.port + int(edit[1]))  # type: ignore[call-overload]
     if kind == "add":
         _, index, multiline = edit
         new = Agent(f"n{len(agents)}", {"historySize": "3"}, bool(multiline))
@@ -179,6 +182,7 @@ EDIT = st.one_of(
     VALUE_EDITS,
     st.tuples(st.just("note")),
     st.tuples(st.just("header")),
+    st.tuples(st.just("port"), st.integers(1, 20000)),
     st.tuples(st.just("add"), st.integers(0, 9), st.booleans()),
     st.tuples(st.just("remove"), st.integers(0, 9)),
     st.tuples(st.just("rename"), st.integers(0, 9), st.sampled_from(["a0", "a1", "Ops", "n5"])),
@@ -246,3 +250,19 @@ def test_a_line_added_above_moves_memoised_findings(tmp_path: Path) -> None:
     edited = apply(model, ("note",))
     after, _ = _checked_twice(render(model), render(edited), tmp_path)
     assert "LC102" in [d.code for d in after.diagnostics]
+
+
+def test_an_edit_outside_the_blocks_keeps_the_target_warning(tmp_path: Path) -> None:
+    # No target and retired keys written: LC110, which names every block's retired keys.
+    model = _base(entries=False)
+    top = tmp_path / "openclaw.json5"
+    edited = render(apply(model, ("port", 7)))
+    top.write_text(edited, encoding="utf-8")
+    cache = ParseCache()
+    before = analysis.check(str(top), {str(top): render(model)}, None, cache)
+    after = analysis.check(str(top), {str(top): edited}, None, cache, before)
+    assert after.diagnostics == list(check_file(str(top)).diagnostics)
+    warnings = [d for d in after.diagnostics if d.code == "LC110"]
+    assert warnings and warnings[0] in before.diagnostics
+    # Not made again: the last check's warning itself.
+    assert any(warnings[0] is d for d in before.diagnostics)
