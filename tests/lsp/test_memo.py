@@ -266,3 +266,19 @@ def test_an_edit_outside_the_blocks_keeps_the_target_warning(tmp_path: Path) -> 
     assert warnings and warnings[0] in before.diagnostics
     # Not made again: the last check's warning itself.
     assert any(warnings[0] is d for d in before.diagnostics)
+
+
+def test_the_memo_keeps_what_the_last_checks_used(tmp_path: Path) -> None:
+    """A long session does not grow the memo: each check keeps what it asked for, and what
+    the check before it used goes when the next one starts."""
+    model = _base(entries=False)
+    top = tmp_path / "openclaw.json5"
+    cache = ParseCache()
+    checked = analysis.check(str(top), {str(top): render(model)}, None, cache)
+    sizes = []
+    for number in range(60):
+        name = "warningThreshold" if number % 2 else "historySize"
+        model = apply(model, ("agent", number, name, str(3 + number % 7)))
+        checked = analysis.check(str(top), {str(top): render(model)}, None, cache, checked)
+        sizes.append(len(checked.memo))
+    assert max(sizes[30:]) <= max(sizes[:5]) + 5
