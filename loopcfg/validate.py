@@ -73,6 +73,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "block_paths",
+    "build_validators",
     "config_target",
     "roster_reads",
     "suggest_key",
@@ -102,6 +103,14 @@ def _block_validator(line: str) -> Any:
     from loopcfg.schema import block_schema
 
     return Draft7Validator(block_schema(line))
+
+
+def build_validators(target: Target) -> None:
+    """Make the jsonschema validators of the target's line now: they are made (and jsonschema
+    imported, some 60 ms) when the first invalid config is checked. A long-running caller (the
+    language server) calls this between edits, so that no edit waits for it."""
+    _validator(target.line.id)
+    _block_validator(target.line.id)
 
 
 def config_target(loaded: LoadedConfig, option: str | None = None) -> Target:

@@ -68,6 +68,14 @@ def check(
     return Checked(path, loaded, found, files, memo)
 
 
+def prepare(checked: Checked, openclaw: str | None = None) -> None:
+    """What the first invalid text of `checked`'s config would otherwise wait for: the
+    jsonschema validators of its target's line (loopcfg.validate.build_validators)."""
+    from loopcfg.validate import build_validators, config_target
+
+    build_validators(config_target(checked.loaded, openclaw))
+
+
 def _same_input(before: LoadedConfig, now: LoadedConfig) -> bool:
     """Whether two loads read the same texts and found the same (so their findings agree: the
     rest of the pipeline is a function of these and of the process's environment)."""

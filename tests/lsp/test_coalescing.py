@@ -86,3 +86,39 @@ def test_a_file_closed_while_checked_gets_no_diagnostics(
         assert published == [] and real not in server.checked
 
     asyncio.run(main())
+
+
+def test_the_validators_are_made_once_after_the_first_check(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Any
+) -> None:
+    """jsonschema (some 60 ms to import) is made ready after the first check is published,
+    in the check thread, not when the first invalid text is typed."""
+    import loopcfg.validate as validate
+
+    top = tmp_path / "openclaw.json5"
+    top.write_text("{ tools: { loopDetection: { historySize: 30 } } }\n", encoding="utf-8")
+    real = str(top.resolve())
+    prepared: list[str] = []
+    plain_prepare = analysis.prepare
+
+    def counting(checked: analysis.Checked, openclaw: str | None = None) -> None:
+        prepared.append(checked.path)
+        plain_prepare(checked, openclaw)
+
+    monkeypatch.setattr(analysis, "prepare", counting)
+    validate._validator.cache_clear()
+
+    async def main() -> None:
+        server = build_server()
+        texts = {real: top.read_text(encoding="utf-8")}
+        server.buffers = lambda: dict(texts)  # type: ignore[method-assign]
+        server.publish = lambda file, found, checked: None  # type: ignore[method-assign, assignment, misc]
+        for value in ("31", "32"):
+            texts[real] = texts[real].replace("30", value)
+            server.schedule(real)
+            await server.settled()
+        server.checker.shutdown(wait=True)
+        assert prepared == [real]  # once, for the first check
+        assert validate._validator.cache_info().currsize == 1  # made without an invalid text
+
+    asyncio.run(main())
