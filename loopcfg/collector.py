@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import functools
 import gc
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import ParamSpec, TypeVar
 
-__all__ = ["paused"]
+__all__ = ["paused", "pausing"]
 
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
@@ -37,3 +38,18 @@ def paused(function: Callable[_P, _R]) -> Callable[_P, _R]:
             gc.enable()
 
     return without_collector
+
+
+@contextmanager
+def pausing() -> Iterator[None]:
+    """`paused` for a block of code: the language server holds the collector off from a
+    change to its diagnostics being written, so that the collection the check's objects call
+    for happens after them (on the next allocation), not between the check and the reply."""
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()

@@ -1,4 +1,5 @@
-"""`loopcfg.collector.paused`: the cyclic collector is off inside and as it was afterwards."""
+"""`loopcfg.collector.paused` and `pausing`: the cyclic collector is off inside and as it was
+afterwards."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from loopcfg.collector import paused
+from loopcfg.collector import paused, pausing
 
 
 @pytest.fixture
@@ -65,3 +66,17 @@ def test_the_library_entry_points_pause_it(
     assert seen == [False] and gc.isenabled()
     assert check_file("-", stdin=io.BytesIO(b"{}")).exit_code == 0
     assert seen == [False, False] and gc.isenabled()
+
+
+def test_a_paused_block_puts_it_back_as_it_was(collector_on: None) -> None:
+    with pytest.raises(ValueError, match="boom"), pausing():
+        assert not gc.isenabled()
+        raise ValueError("boom")
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with pausing():
+            assert not gc.isenabled()
+        assert not gc.isenabled()  # it was off: left off
+    finally:
+        gc.enable()

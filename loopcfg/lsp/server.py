@@ -26,6 +26,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import from_fs_path
 
 from loopcfg import __version__
+from loopcfg.collector import pausing
 from loopcfg.diagnostics import Diagnostic
 from loopcfg.lsp import analysis
 from loopcfg.lsp.incremental import ParseCache
@@ -110,12 +111,13 @@ class LoopcfgServer(LanguageServer):
             return
         loop = asyncio.get_running_loop()
         previous = self.checked.get(top)
-        checked = await loop.run_in_executor(
-            self.checker, analysis.check, top, buffers, self.openclaw, self.parses, previous
-        )
-        if self.still_open(top, checked):  # closed while checked: nothing to publish for it
-            self.record(top, checked)
-            self.prepare(checked)
+        with pausing():  # the collection the check calls for comes after its diagnostics
+            checked = await loop.run_in_executor(
+                self.checker, analysis.check, top, buffers, self.openclaw, self.parses, previous
+            )
+            if self.still_open(top, checked):  # closed while checked: nothing to publish
+                self.record(top, checked)
+                self.prepare(checked)
 
     def prepare(self, checked: analysis.Checked) -> None:
         """Once, after the first check is published, in the check thread (a change that
