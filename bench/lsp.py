@@ -19,6 +19,7 @@ and for the edits of the global block and of an agent apart.
 
     .venv/bin/python bench/lsp.py [--edits 100] [--agents 256]
     .venv/bin/python bench/lsp.py --parse-only   # the incremental parse alone, three edits
+    .venv/bin/python bench/lsp.py --line-breaks  # each edit an Enter in an agent's line
 """
 
 from __future__ import annotations
@@ -90,6 +91,23 @@ class Edit:
         self.value = value
         lines[line] = lines[line][: found.start()] + value + lines[line][found.end() :]
         self.text = "".join(lines)
+
+
+class LineBreak(Edit):
+    """An Enter typed before an agent's id, a different agent each time: the agent's line
+    splits in two and everything after it moves down a line (`--line-breaks`)."""
+
+    def __init__(self, lines: list[str], number: int, agents: int) -> None:
+        agent = (number * 37) % agents
+        mark = f'{{ id: "agent-{agent}"'
+        line = next(i for i, text in enumerate(lines) if mark in text)
+        column = lines[line].index(mark) + 1
+        position = types.Position(line=line, character=column)
+        self.range = types.Range(start=position, end=position)
+        self.value = "\n        "
+        lines[line] = lines[line][:column] + self.value + lines[line][column:]
+        self.text = "".join(lines)
+        lines[:] = self.text.splitlines(keepends=True)
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -168,7 +186,13 @@ def phases(path: Path, edits: list[Edit]) -> dict[str, list[dict[str, float]]]:
     cache = ParseCache()
     cache.parse(config_text_of(path), str(path), "json5")
     memo = SubtreeMemo()  # the server keeps one per open config, from check to check
-    out: dict[str, list[dict[str, float]]] = {"valid": [], "invalid": [], "global": [], "agent": []}
+    out: dict[str, list[dict[str, float]]] = {
+        "valid": [],
+        "invalid": [],
+        "global": [],
+        "agent": [],
+        "all": [],
+    }
     for number, edit in enumerate(edits):
         laps = Laps()
         cache.parse(edit.text, str(path), "json5")
@@ -191,6 +215,7 @@ def phases(path: Path, edits: list[Edit]) -> dict[str, list[dict[str, float]]]:
         place = "global" if (number // 2) % 2 == 0 else "agent"
         out["valid" if number % 2 == 1 else "invalid"].append(laps.times)
         out[place].append(laps.times)
+        out["all"].append(laps.times)
     return out
 
 
@@ -251,13 +276,19 @@ def main() -> None:
     parser.add_argument("--edits", type=int, default=100)
     parser.add_argument("--agents", type=int, default=256)
     parser.add_argument("--parse-only", action="store_true")
+    parser.add_argument(
+        "--line-breaks",
+        action="store_true",
+        help="each edit an Enter in an agent's line (what follows moves) instead of a value",
+    )
     args = parser.parse_args()
     if args.parse_only:
         parse_only(args.agents)
         return
     original = config_text(args.agents)
     lines = original.splitlines(keepends=True)
-    edits = [Edit(lines, number, args.agents) for number in range(args.edits)]
+    made = LineBreak if args.line_breaks else Edit
+    edits = [made(lines, number, args.agents) for number in range(args.edits)]
     with tempfile.TemporaryDirectory() as scratch:
         path = Path(scratch) / "openclaw.json5"
         path.write_text(original, encoding="utf-8")
@@ -274,10 +305,12 @@ def main() -> None:
     print(f"p50 / baseline p50: {p50 / c50:.2f}x; p95 / baseline p95: {p95 / c95:.2f}x")
     print(f"mean {statistics.mean(latencies) * 1000:.1f} ms, max {max(latencies) * 1000:.1f} ms")
     print("the server's check in-process, median ms per phase:")
-    for kind, rows in split.items():
+    groups = ("all",) if args.line_breaks else ("valid", "invalid", "global", "agent")
+    for kind, rows in ((group, split[group]) for group in groups):
         medians = {name: statistics.median(row[name] for row in rows) for name in PHASES}
         shown = ", ".join(f"{name} {value * 1000:.1f}" for name, value in medians.items())
         label = f"{kind} texts" if kind in ("valid", "invalid") else f"edits of {kind}"
+        label = "line breaks" if kind == "all" else label
         print(f"  {label}: {shown}; total {sum(medians.values()) * 1000:.1f}")
 
 
