@@ -1318,7 +1318,7 @@ def _lc110(
     hint = "name the release: --openclaw VERSION, or meta.lastTouchedVersion in the config"
     located = list(written)
     if roster is not None:
-        located.append(_rejected("agents.list", roster, "agents.list", newest))
+        located.append(_rejected("agents.list", roster, "agents.list", newest.name))
     # (C-level `map`, `filter` and keys: a large roster names a thousand places here.)
     spans = sorted(filter(_SPAN, located), key=_START)
     primary, where_first = (spans[0].span, spans[0].path) if spans else (None, located[0].path)
@@ -1337,7 +1337,8 @@ def _lc110(
 
 def _rejected_in(block: ObjectNode, path: DocPath, newest: Release) -> list[_Rejected]:
     """The settings written in one block that `newest` rejects, in the block's order."""
-    rejected = _rejected_settings(newest.name)
+    release = newest.name  # a property: read once, not per key
+    rejected = _rejected_settings(release)
     written: list[_Rejected] = []
     for entry in block.winning_entries():
         name = entry.key.name
@@ -1346,17 +1347,17 @@ def _rejected_in(block: ObjectNode, path: DocPath, newest: Release) -> list[_Rej
                 dotted = f"{name}.{leaf.key.name}"
                 if dotted in rejected:
                     where = format_path((*path, name, leaf.key.name))
-                    written.append(_rejected(dotted, leaf, where, newest))
+                    written.append(_rejected(dotted, leaf, where, release))
         elif name in rejected:
-            written.append(_rejected(name, entry, format_path((*path, name)), newest))
+            written.append(_rejected(name, entry, format_path((*path, name)), release))
     return written
 
 
-def _rejected(setting: str, entry: Entry, where: str, newest: Release) -> _Rejected:
+def _rejected(setting: str, entry: Entry, where: str, release: str) -> _Rejected:
     span = entry.key.span or entry.value.span
     if span is None:
         return _Rejected(setting, None, where, None, (0, 0))
-    related = Related(span, f"{where} is rejected by OpenClaw {newest.name}")
+    related = Related(span, f"{where} is rejected by OpenClaw {release}")
     return _Rejected(setting, span, where, related, span.start())
 
 
