@@ -53,7 +53,13 @@ def _open_stream(path: str) -> BinaryIO:
     if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
         os.close(fd)
         raise ReadError(path, "cannot read: a device, not a file or a pipe")
-    return os.fdopen(fd, "rb")
+    # readline with the default 8 KiB buffer costs 4x what it does with this one on the
+    # corpus's lines (~2 KB on average, tool results up to hundreds of KB): fewer read calls,
+    # and fewer lines spanning two buffers. A pipe still hands over what it has at once.
+    return os.fdopen(fd, "rb", buffering=READ_BUFFER_BYTES)
+
+
+READ_BUFFER_BYTES = 256 << 10
 
 
 DEFAULT_MAX_LINE_BYTES = 64 << 20
