@@ -246,13 +246,34 @@ class Session:
         tool = self.names[tool]
         run = normalise_run_id(run_id)
         h = self.memo.args_hash(tool, args)
-        verdict = self._check(tool, args, h, run)
+        verdict = self._check_and_record(tool, args, h, run, call_id)
         handle = CallHandle(self, tool, args, h, run, call_id, verdict)
         if verdict.level == "critical":
             handle.finished = True  # nothing to record: the call never runs
-        else:
-            self._record_call(tool, h, run, call_id)
         return handle
+
+    def _check_and_record(
+        self, tool: str, args: Any, h: str, run: str | None, call_id: str | None
+    ) -> Verdict:
+        """`_check`, then `_record_call` unless the verdict is critical. A call without a
+        verdict (nearly every call) is checked and recorded under one hold of the lock: nothing
+        is emitted in between, so no subscriber can tell."""
+        with self.lock:
+            self.calls += 1
+            if self.settings.detectors_active:
+                verdict = self._detect(tool, args, h, run)
+            else:
+                verdict = NO_VERDICT
+            if verdict.level == "none":
+                self.history.append(Record(tool, h, run, call_id))
+                return verdict
+            verdict = replace(verdict, emitted=self._should_emit(verdict, run))
+            index = self.calls
+        if verdict.emitted:
+            self._emit(verdict, tool, run, index)
+        if verdict.level != "critical":
+            self._record_call(tool, h, run, call_id)
+        return verdict
 
     def admit_batch(self, calls: Any, *, run_id: str | None = None) -> Any:
         """Batch admission exists from OpenClaw 2026.8.1 on (E8.1, `engine/v4.py`)."""
@@ -290,7 +311,7 @@ class Session:
 
     def _detect(self, tool: str, args: Any, h: str, run_id: str | None) -> Verdict:
         s = self.settings
-        run = self.history.run(run_id)
+        run = self.history.runs.get(run_id)
         if run is None:
             return NO_VERDICT
         unknown, unknown_count = History.unknown_tool_streak(run, tool)

@@ -187,7 +187,7 @@ def replay_file(
     factory = EngineSessions(options)
     with quiet_engine_logs(), open_binary(path) as stream:
         long_lines = LongLines(path)
-        lines = long_lines.watch(numbered(stream, options.max_line_bytes))
+        lines = numbered(stream, options.max_line_bytes, long_lines.note)
         if on_bytes is not None:
             lines = counted(lines, on_bytes)
         if path == STDIN:

@@ -79,18 +79,28 @@ class LongLine(bytes):
         return line
 
 
-def numbered(stream: BinaryIO, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -> NumberedLines:
+def numbered(
+    stream: BinaryIO,
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+    on_long: Callable[[int, int], None] | None = None,
+) -> NumberedLines:
     """The lines of `stream`, numbered from 1. A line longer than `max_line_bytes` is never
     held whole: it becomes a `LongLine` (the rest of it is read in chunks and dropped), so a
-    file without newlines costs one chunk of memory, not its size."""
+    file without newlines costs one chunk of memory, not its size; `on_long(number, length)`
+    is told of each (`LongLines.note`)."""
     number = 0
+    readline = stream.readline
+    limit = max_line_bytes + 1
     while True:
-        line = stream.readline(max_line_bytes + 1)
+        line = readline(limit)
         if not line:
             return
         number += 1
         if len(line) > max_line_bytes and not line.endswith(b"\n"):
-            yield number, LongLine(len(line) + _skip_rest(stream))
+            length = len(line) + _skip_rest(stream)
+            if on_long is not None:
+                on_long(number, length)
+            yield number, LongLine(length)
         else:
             yield number, line
 
@@ -106,19 +116,17 @@ def _skip_rest(stream: BinaryIO) -> int:
 
 
 class LongLines:
-    """Reports the long lines a reader was handed as blank: `watch` the lines going in, `merge`
-    the reader's events coming out, and each long line's diagnostic comes in its place."""
+    """Reports the long lines a reader was handed as blank: `note` is told of each line going
+    in (`numbered(..., on_long=long_lines.note)`), `merge` the reader's events coming out, and
+    each long line's diagnostic comes in its place."""
 
     def __init__(self, file: str) -> None:
         self.file = file
         self.found: list[Malformed] = []
 
-    def watch(self, lines: NumberedLines) -> NumberedLines:
-        for number, line in lines:
-            if isinstance(line, LongLine):
-                message = f"line of {line.length} bytes is longer than --max-line-bytes; skipped"
-                self.found.append(Malformed(self.file, number, 1, message))
-            yield number, line
+    def note(self, number: int, length: int) -> None:
+        message = f"line of {length} bytes is longer than --max-line-bytes; skipped"
+        self.found.append(Malformed(self.file, number, 1, message))
 
     def merge(self, events: Iterator[Event]) -> Iterator[Event]:
         for event in events:

@@ -139,6 +139,7 @@ def read_transcript(
     state = _State(file, options, session=options.session or Path(file).name)
     first = True
     out: list[Event] = []
+    branch = options.branch
     for number, raw in lines:
         entry = quick_loads(raw)
         if entry is UNPARSED:
@@ -153,14 +154,15 @@ def read_transcript(
                 file, number, 1, "a transcript line must be a JSON object", code="LC008"
             )
             continue
-        header, first = first and entry.get("type") == "session", False
-        if header:
-            header_id = entry.get("id")
-            if isinstance(header_id, str) and header_id:
-                state.session = header_id
-            yield SessionHeader(file, number, state.session)
-            continue
-        if options.branch is not None and not _on_branch(entry, options.branch):
+        if first:
+            first = False
+            if entry.get("type") == "session":
+                header_id = entry.get("id")
+                if isinstance(header_id, str) and header_id:
+                    state.session = header_id
+                yield SessionHeader(file, number, state.session)
+                continue
+        if branch is not None and not _on_branch(entry, branch):
             continue
         _entry(state, number, entry, out)
         if out:
@@ -340,7 +342,7 @@ def without_warning_note(content: Any) -> Any:
         return content
     last = content[-1]
     if (
-        isinstance(last, Mapping)
+        (type(last) is dict or isinstance(last, Mapping))
         and last.get("type") == "text"
         and isinstance(last.get("text"), str)
         and last["text"].startswith(WARNING_NOTE_START)
