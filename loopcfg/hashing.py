@@ -14,6 +14,7 @@ from decimal import Decimal
 from typing import Any
 
 _MAX_SAFE = 2**53
+_sha256 = hashlib.sha256  # a global lookup, not two attribute loads, per hash
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -338,10 +339,10 @@ def _fast_digest(value: Any) -> str | None:
         elif size <= _ORJSON_MAX_CHARS:
             data = _ORJSON_DUMPS(value, option=_ORJSON_SORT_KEYS)
         else:
-            hasher = hashlib.sha256()
+            hasher = _sha256()
             _render_pieces(hasher.update, value, size)
             return hasher.hexdigest()
-        return hashlib.sha256(data).hexdigest()
+        return _sha256(data).hexdigest()
     except (TypeError, UnicodeEncodeError, RecursionError):  # as in _fast_utf8
         return None
 
@@ -362,7 +363,7 @@ def digest(value: Any) -> str:
     fast = _fast_digest(value)
     if fast is not None:
         return fast
-    return hashlib.sha256(canonical_slow(value).encode("utf-8")).hexdigest()
+    return _sha256(canonical_slow(value).encode("utf-8")).hexdigest()
 
 
 # -- outcome hash rules (04 §4.4) ---------------------------------------------------------------

@@ -322,8 +322,11 @@ class History:
         if run is None:
             return None
         sig = run.sigs.get(args_hash)
-        if sig is None:
+        if sig is None or not sig.pending:
             return None
+        newest = sig.pending[-1]  # nearly always the one (a call's outcome before the next)
+        if newest.tool == tool and (call_id is None or newest.call_id == call_id):
+            return newest
         for record in reversed(sig.pending):
             if record.tool == tool and (call_id is None or record.call_id == call_id):
                 return record

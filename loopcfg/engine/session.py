@@ -15,7 +15,7 @@ from loopcfg.engine.guard import Guard
 from loopcfg.engine.history import History, Record
 from loopcfg.engine.memo import HashMemo
 from loopcfg.engine.verdicts import NO_VERDICT, LoopBlocked, LoopEvent, Verdict
-from loopcfg.hashing import NO_RESULT, js_trim, outcome_hash, string_action
+from loopcfg.hashing import JS_WHITESPACE, NO_RESULT, outcome_hash, string_action
 from loopcfg.settings import EffectiveSettings, settings_from_block
 
 MAX_WARNING_KEYS = 256
@@ -27,7 +27,8 @@ def normalise_run_id(run_id: str | None) -> str | None:
     """Trimmed as JavaScript trims (04 §4.2); empty means absent."""
     if run_id is None:
         return None
-    return js_trim(str(run_id)) or None
+    # `js_trim`, spelt out: this runs twice per replayed call.
+    return (run_id if type(run_id) is str else str(run_id)).strip(JS_WHITESPACE) or None
 
 
 @dataclass(frozen=True, slots=True)

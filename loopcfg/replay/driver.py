@@ -16,7 +16,6 @@ from typing import Any
 from loopcfg.engine import LoopDetector, blocked_result
 from loopcfg.engine.generations import Generation, generation
 from loopcfg.engine.session import Session
-from loopcfg.engine.v4 import V4Session
 from loopcfg.replay.batches import group_batches
 from loopcfg.replay.configs import ConfigTable, defaults_table, load_table
 from loopcfg.replay.events import Event, ReadError
@@ -129,7 +128,10 @@ class EngineSessions:
 
     def weigher(self, engine: EngineSession) -> Callable[[], int]:
         session = engine.engine if isinstance(engine, SingleCallPath) else engine
-        if isinstance(session, V4Session):
+        if self.generation.v4:  # its records (V4Session.__len__); loaded only for E8.1
+            from loopcfg.engine.v4 import V4Session
+
+            assert isinstance(session, V4Session)
             return partial(len, session)
         assert isinstance(session, Session)
         # The runner weighs the session it is handed at every line: a C call (no Python frame)

@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import heapq
 import operator
-import pickle
 import sys
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, fields
-from typing import Any, Protocol, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from loopcfg.replay.events import (
     Batch,
@@ -27,8 +26,10 @@ from loopcfg.replay.events import (
     RunStart,
     SessionHeader,
 )
-from loopcfg.replay.spool import SessionSpool
-from loopcfg.replay.stats import SessionProbe
+
+if TYPE_CHECKING:  # both loaded when first needed (spooling, --stats): most replays need neither
+    from loopcfg.replay.spool import SessionSpool
+    from loopcfg.replay.stats import SessionProbe
 
 ABORT_CODE = "compaction_loop_persisted"
 
@@ -424,6 +425,8 @@ class _Replayer:
     def new_session(self, name: str) -> _Live:
         stats = SessionStats(self.result.file, name)
         if self.stats:
+            from loopcfg.replay.stats import SessionProbe
+
             stats.probe = SessionProbe()
         live = _Live(self.factory.session(name), stats, self.appeared)
         self.appeared += 1
@@ -436,12 +439,16 @@ class _Replayer:
         name, live = self.live.popitem(last=False)
         self.records -= live.weight
         if self.spool is None:
+            from loopcfg.replay.spool import SessionSpool
+
             self.spool = SessionSpool()
         factory = cast(SpoolingFactory, self.factory)
         engine = factory.suspend(live.engine)
         view = None
         if self.sink_spools:
             view = cast(SpoolingSink, self.sink).suspend_session(live.stats)
+        import pickle
+
         dump = pickle.dumps
         self.spool.put(live.order, name, dump(live.suspended(view), -1), dump(engine, -1))
 
@@ -450,12 +457,16 @@ class _Replayer:
         row = self.spool.take(name)
         if row is None:
             return None
+        import pickle
+
         order, state, engine = row
         resumed = cast(SpoolingFactory, self.factory).resume(name, pickle.loads(engine))
         return self.resumed(resumed, order, state)
 
     def resumed(self, engine: EngineSession, order: int, state: bytes) -> _Live:
         """A session read from the spool; the sink gets its view of it back."""
+        import pickle
+
         values = pickle.loads(state)
         live = _Live.resumed(engine, order, values)
         if self.sink_spools:

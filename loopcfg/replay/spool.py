@@ -15,7 +15,6 @@ pickles, written and read by this process only.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterator
 
 # A Bloom filter of the names ever spooled (2 MiB): a session seen for the first time, the
@@ -48,6 +47,8 @@ class SessionSpool:
     row): the caller knows which sessions it holds and skips their rows in `in_order`."""
 
     def __init__(self) -> None:
+        import sqlite3  # here: most replays never spool, and the module costs ~2% of a start
+
         self._db = sqlite3.connect("", isolation_level=None)
         # Nothing here must survive a crash: no journal, no syncs, one transaction never
         # committed (pages spill to the temporary file when the cache is full).

@@ -119,13 +119,16 @@ class _State:
             self.bind(line, label, run_id, out)
         self.message_run = label
 
-    def agent_work(self, line: int, run_id: str | None, out: list[Event]) -> None:
+    def agent_work(self, line: int, message: Mapping[str, Any], out: list[Event]) -> None:
         """Agent work (before any user message it still belongs to a run); after a
         compaction, before the next user message, it makes that compaction a retry (of the
-        run of that work)."""
+        run of that work). The message's run id is read only when it has the private block."""
         if self.runs == 0:
             self.start_run(line, out)
-        self.run_of(line, run_id, out)
+        if "__openclaw" in message:
+            self.run_of(line, message_run_id(message), out)
+        else:  # every message before 2026.9: the boundary run (`run_of` with no id)
+            self.message_run = self.run
         if self.compaction_line is not None:
             out.append(Compaction(self.file, self.compaction_line, self.session, self.message_run))
             self.compaction_line = None
@@ -201,7 +204,7 @@ def _entry(state: _State, number: int, entry: dict[str, Any], out: list[Event]) 
     if kind == "message":
         message = entry.get("message")
         if isinstance(message, dict):  # parsed JSON: dict is the only mapping (and no ABC check)
-            _message(state, number, message, _string(entry_id), out)
+            _message(state, number, message, entry_id, out)
     elif kind == "compaction":
         state.compaction_line = number
     elif kind == "reset":
@@ -238,19 +241,19 @@ def _message(
     state: _State,
     number: int,
     message: Mapping[str, Any],
-    entry_id: str | None,
+    entry_id: Any,
     out: list[Event],
 ) -> None:
     role = message.get("role")
     if role == "toolResult":
-        state.agent_work(number, message_run_id(message), out)
+        state.agent_work(number, message, out)
         out.append(_tool_result(state, number, message))
     elif role == "assistant":
         if message.get("provider") == GATEWAY_PROVIDER:
             _gateway_message(state, number, message, out)
         else:
-            state.agent_work(number, message_run_id(message), out)
-            _tool_calls(state, number, message.get("content"), entry_id, out)
+            state.agent_work(number, message, out)
+            _tool_calls(state, number, message.get("content"), _string(entry_id), out)
     elif role == "user":
         # A compaction directly followed by a user message is routine maintenance.
         state.compaction_line = None
