@@ -427,6 +427,7 @@ _UNKNOWN_TOOL = (
         rf"tool{_S}+[\"']?([a-z0-9_.-]+)[\"']?{_S}+(?:not found|is not available)", re.I | re.A
     ),
 )
+_UNKNOWN_TOOL_WORDS = ("unknown tool", "not found", "is not available")
 
 
 def args_hash(tool: str, args: Any) -> str:
@@ -447,6 +448,11 @@ def error_message(error: Any) -> str:
 
 
 def unknown_tool_name(message: str) -> str | None:
+    # Each pattern needs one of these words (ASCII, any case): a long error message without
+    # them is not scanned twice, character by character, by the case-insensitive patterns.
+    lowered = message.lower()
+    if all(word not in lowered for word in _UNKNOWN_TOOL_WORDS):
+        return None
     stripped = js_trim(message)
     for pattern in _UNKNOWN_TOOL:
         match = pattern.search(stripped)
