@@ -472,8 +472,8 @@ def _text_of(result: Mapping[str, Any]) -> str:
             if isinstance(text, str) and isinstance(entry.get("type"), str):
                 parts.append(text)
     if len(parts) == 1:  # the usual one text block: no join
-        return js_trim(parts[0])
-    return js_trim("\n".join(parts))
+        return parts[0].strip(JS_WHITESPACE)  # js_trim
+    return "\n".join(parts).strip(JS_WHITESPACE)
 
 
 def _str_or(value: Any, fallback: Any) -> Any:
@@ -692,7 +692,8 @@ def outcome_hash(
     if not rules.hash_veto and _is_veto_details(details):  # is_loop_veto(result)
         return None, None
     text = _text_of(result)
-    action = string_action(args)
+    # Only the process and message rules read `args.action`.
+    action = string_action(args) if tool == "process" or tool == "message" else None
     if tool == "exec" and isinstance(details.get("status"), str):
         shape = _exec_shape(details, text)
         if shape is not None:

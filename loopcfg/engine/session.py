@@ -374,6 +374,9 @@ class Session:
 class CallHandle:
     """The outcome half of `session.call(...)`."""
 
+    # One per call (replay makes one for every call it reads): slots, set one by one.
+    __slots__ = ("args", "args_hash", "call_id", "finished", "run_id", "session", "tool", "verdict")
+
     def __init__(
         self,
         session: Session,
@@ -384,8 +387,13 @@ class CallHandle:
         call_id: str | None,
         verdict: Verdict,
     ) -> None:
-        self.session, self.tool, self.args, self.args_hash = session, tool, args, args_hash
-        self.run_id, self.call_id, self.verdict = run_id, call_id, verdict
+        self.session = session
+        self.tool = tool
+        self.args = args
+        self.args_hash = args_hash
+        self.run_id = run_id
+        self.call_id = call_id
+        self.verdict = verdict
         self.finished = False
 
     @property
