@@ -196,7 +196,9 @@ def loads(text: str | bytes) -> Any:
         raise ValueError("a number with more than 4300 digits") from None
 
 
-ORJSON_MAX_CHARS = 64 << 10
+# 128 KiB: at most ~1.7 MB for a moment (13x), and it takes in 18 of the corpus's 22 lines past
+# 64 KiB (tool output; 21% of its bytes), which orjson parses 2.4 times as fast.
+ORJSON_MAX_CHARS = 128 << 10
 
 
 def _no_orjson(text: str | bytes) -> Any:
