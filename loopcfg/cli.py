@@ -299,6 +299,14 @@ def main() -> None:
     except (Interrupted, KeyboardInterrupt):
         write_error_line("loopcfg: interrupted")
         code = EXIT_INTERRUPTED
+    except OSError as error:
+        # Only click's own output gets here (--help, --version, before any command runs, which
+        # turns its failed writes into OutputError): stdout is closed or full.
+        from loopcfg.commandline import silence_stdout
+
+        silence_stdout()
+        write_error_line(f"loopcfg: error: cannot write the output: {error.strerror or error}")
+        code = EXIT_USAGE
     finally:
         if not gc.isenabled():
             # On the way out the interpreter still collects, twice, scanning every object the

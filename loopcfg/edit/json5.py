@@ -203,6 +203,9 @@ class Json5Editor:
         member = f"{self.style.key(key, like)}: {self.style.value(value, indent)}"
         if first:
             if own_line:
+                below_opener = self._line_after_opener(opener, anchor_start)
+                if below_opener is not None:
+                    return [TextEdit(below_opener, below_opener, f"{indent}{member},{nl}")]
                 return [TextEdit(anchor_start, anchor_start, f"{member},{nl}{indent}")]
             return [TextEdit(anchor_start, anchor_start, f"{member}, ")]
         value_end = self.positions.end(_span(anchor.value.span))
@@ -261,6 +264,19 @@ class Json5Editor:
         span = _span(node.span)
         start, end = self.positions.start(span), self.positions.end(span)
         return [TextEdit(start, start + 1, pair[0]), TextEdit(end - 1, end, pair[1])]
+
+    def _line_after_opener(self, opener: int, first_member: int) -> int | None:
+        """Where a new first member goes when comments sit between the `{` and the first
+        member: at the start of the line after the `{`, so those comments stay just above the
+        member they were written for. None when nothing but blanks is in between, or when the
+        `{` line goes on with more than a line comment (a block comment may run on)."""
+        rest_of_line = self.text[opener + 1 : self.positions.line_end(opener)].strip()
+        if rest_of_line and not rest_of_line.startswith("//"):
+            return None
+        below = self.positions.after_line_break(opener)
+        if below > first_member or not self.text[below:first_member].strip():
+            return None
+        return below
 
     def _starts_line(self, offset: int) -> bool:
         return not self.text[self.positions.line_start(offset) : offset].strip()

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import io
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Literal, TextIO
+from typing import TYPE_CHECKING, Literal, TextIO, cast
 
 from loopcfg.replay.configs import ConfigRefused, load_table
 from loopcfg.replay.driver import ReplayOptions
-from loopcfg.replay.events import Malformed
+from loopcfg.replay.events import Malformed, OutputFailed
 from loopcfg.replay.lines import STDIN
 from loopcfg.replay.runner import FileReplay
 
@@ -133,6 +134,44 @@ class Outcomes:
 
 
 def _replay_streamed(
+    files: list[ReplayInput],
+    options: ReplayOptions,
+    command: CommandOptions,
+    out: TextIO,
+    notes: Notes,
+    header: dict[str, str | None],
+) -> int:
+    try:
+        guarded = cast(TextIO, _GuardedOutput(out))  # the renderers only write and flush
+        return _stream(files, options, command, guarded, notes, header)
+    except OutputFailed as failed:
+        # One line and exit 2 from the command line (commandline.OutputError), once for the
+        # run, instead of a "cannot replay" blamed on each file in turn.
+        raise failed.error from None
+
+
+class _GuardedOutput(io.TextIOBase):
+    """The output as the renderers see it: a failed write is an OutputFailed, which a file's
+    replay lets through (`parallel.safe_replay`) where any other error is that file's."""
+
+    def __init__(self, out: TextIO) -> None:
+        super().__init__()
+        self._out = out
+
+    def write(self, text: str) -> int:
+        try:
+            return self._out.write(text)
+        except OSError as error:
+            raise OutputFailed(error) from None
+
+    def flush(self) -> None:
+        try:
+            self._out.flush()
+        except OSError as error:
+            raise OutputFailed(error) from None
+
+
+def _stream(
     files: list[ReplayInput],
     options: ReplayOptions,
     command: CommandOptions,

@@ -158,6 +158,15 @@ Event: TypeAlias = (
 )
 
 
+class OutputFailed(Exception):
+    """Writing the output failed (a closed or full stream). Not a problem of the file being
+    replayed: it passes through a file's own error handling and stops the run."""
+
+    def __init__(self, error: OSError) -> None:
+        super().__init__(error.strerror or str(error))
+        self.error = error
+
+
 class ReadError(Exception):
     """The input cannot be read at all (missing file, not UTF-8, bad header): exit 2."""
 

@@ -174,10 +174,13 @@ def loads(text: str | bytes) -> Any:
     """`json.loads`'s value, where a line nested deeper than Python's parser can go is a
     ValueError too (a RecursionError would otherwise lose the whole file, not just that line).
 
-    orjson parses first: 2-3 times as fast on the long lines of tool output, and for every line
-    it accepts it gives the value `json.loads` gives (JSON has one meaning). What it refuses
-    and `json.loads` takes (NaN, Infinity, integers beyond 64 bits, nesting beyond 1024 levels)
-    or refuses too goes to `json.loads`, so values and error messages stay stdlib's. Lines
+    orjson parses first: 2-3 times as fast on the long lines of tool output. For every line it
+    accepts it gives the value `json.loads` gives, but for integers beyond 64 bits, which it
+    reads as floats, as JavaScript (which wrote the transcript) reads every number: their
+    canonical JSON, and so every hash, is the same either way (`hashing` renders numbers as
+    JavaScript does); only `--show-args` shows such a number as a float. What it refuses and
+    `json.loads` takes (NaN, Infinity, nesting beyond 1024 levels) or refuses too goes to
+    `json.loads`, so error messages stay stdlib's. Lines
     longer than ORJSON_MAX_CHARS go straight to `json.loads`: orjson's peak memory is about
     13 times the line (measured with tracemalloc), stdlib's about 3 times."""
     if len(text) <= ORJSON_MAX_CHARS:

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from loopcfg.replay.driver import ReplayOptions, replay_file
-from loopcfg.replay.events import ReadError
+from loopcfg.replay.events import OutputFailed, ReadError
 from loopcfg.replay.lines import STDIN
 from loopcfg.replay.runner import FileReplay, ReplaySink
 
@@ -74,6 +74,8 @@ def safe_replay(
         return replay_file(path, options, on_bytes, sink)
     except ReadError as error:
         return FileReplay(path, error=str(error))
+    except OutputFailed:  # the output's problem, not this file's: the run stops
+        raise
     except Exception as error:  # no traceback may reach a user
         return FileReplay(path, error=f"{path}: LC000 error: cannot replay: {error}")
 

@@ -15,7 +15,9 @@ pickles, written and read by this process only.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
+from contextlib import contextmanager
 
 # A Bloom filter of the names ever spooled (2 MiB): a session seen for the first time, the
 # common case, is known not to be in the spool without asking SQLite. It only ever gains
@@ -40,6 +42,37 @@ LIVE_SESSIONS = 1024
 LIVE_RECORDS = 500_000
 
 
+class SpoolError(Exception):
+    """The spool's temporary database failed (most often: its folder is full)."""
+
+
+def spool_folder() -> str:
+    """Where SQLite puts the spool's temporary file on Unix: $SQLITE_TMPDIR, $TMPDIR, then the
+    first writable of /var/tmp, /usr/tmp, /tmp, the working directory."""
+    for folder in (os.environ.get("SQLITE_TMPDIR"), os.environ.get("TMPDIR")):
+        if folder and os.path.isdir(folder) and os.access(folder, os.W_OK | os.X_OK):
+            return folder
+    for folder in ("/var/tmp", "/usr/tmp", "/tmp"):
+        if os.path.isdir(folder) and os.access(folder, os.W_OK | os.X_OK):
+            return folder
+    return "."
+
+
+@contextmanager
+def _spool_errors() -> Iterator[None]:
+    """A failing spool is told as what it is: a replay of a trace has no database of its own,
+    so SQLite's "database or disk is full" alone would leave the user guessing which disk."""
+    import sqlite3  # here and below: most replays never spool, and it costs ~2% of a start
+
+    try:
+        yield
+    except sqlite3.Error as error:
+        raise SpoolError(
+            f"the temporary spool of idle sessions (in {spool_folder()}) failed: {error}"
+            " (give it room: set SQLITE_TMPDIR or TMPDIR to a folder with more free space)"
+        ) from None
+
+
 class SessionSpool:
     """Spooled sessions by name: (order of first appearance, the runner's state, the engine's).
 
@@ -47,18 +80,19 @@ class SessionSpool:
     row): the caller knows which sessions it holds and skips their rows in `in_order`."""
 
     def __init__(self) -> None:
-        import sqlite3  # here: most replays never spool, and the module costs ~2% of a start
+        import sqlite3
 
-        self._db = sqlite3.connect("", isolation_level=None)
-        # Nothing here must survive a crash: no journal, no syncs, one transaction never
-        # committed (pages spill to the temporary file when the cache is full).
-        self._db.execute("PRAGMA journal_mode = OFF")
-        self._db.execute("PRAGMA synchronous = OFF")
-        self._db.execute(
-            "CREATE TABLE spool (ord INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE,"
-            " live BLOB NOT NULL, engine BLOB NOT NULL)"
-        )
-        self._db.execute("BEGIN")
+        with _spool_errors():
+            self._db = sqlite3.connect("", isolation_level=None)
+            # Nothing here must survive a crash: no journal, no syncs, one transaction never
+            # committed (pages spill to the temporary file when the cache is full).
+            self._db.execute("PRAGMA journal_mode = OFF")
+            self._db.execute("PRAGMA synchronous = OFF")
+            self._db.execute(
+                "CREATE TABLE spool (ord INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE,"
+                " live BLOB NOT NULL, engine BLOB NOT NULL)"
+            )
+            self._db.execute("BEGIN")
         self._filter = bytearray(FILTER_BITS // 8)
         # Rows not written yet, by name (newer than a row of the same session in the table).
         self._unwritten: dict[str, tuple[int, str, bytes, bytes]] = {}
@@ -75,7 +109,8 @@ class SessionSpool:
 
     def _write(self) -> None:
         rows, self._unwritten, self._unwritten_bytes = self._unwritten.values(), {}, 0
-        self._db.executemany("INSERT OR REPLACE INTO spool VALUES (?, ?, ?, ?)", rows)
+        with _spool_errors():
+            self._db.executemany("INSERT OR REPLACE INTO spool VALUES (?, ?, ?, ?)", rows)
 
     def take(self, name: str) -> tuple[int, bytes, bytes] | None:
         """The spooled session `name`; None when it was never spooled."""
@@ -86,9 +121,10 @@ class SessionSpool:
         unwritten = self._unwritten.pop(name, None)
         if unwritten is not None:
             return unwritten[0], unwritten[2], unwritten[3]
-        row = self._db.execute(
-            "SELECT ord, live, engine FROM spool WHERE name = ?", (name,)
-        ).fetchone()
+        with _spool_errors():
+            row = self._db.execute(
+                "SELECT ord, live, engine FROM spool WHERE name = ?", (name,)
+            ).fetchone()
         if row is None:
             return None
         return int(row[0]), bytes(row[1]), bytes(row[2])
@@ -97,8 +133,10 @@ class SessionSpool:
         """Every spooled session's order, name and runner state, by order of first appearance
         (the rows of sessions taken back since included)."""
         self._write()
-        for order, name, live in self._db.execute("SELECT ord, name, live FROM spool ORDER BY ord"):
-            yield int(order), str(name), bytes(live)
+        with _spool_errors():
+            rows = self._db.execute("SELECT ord, name, live FROM spool ORDER BY ord")
+            for order, name, live in rows:
+                yield int(order), str(name), bytes(live)
 
     def close(self) -> None:
         self._db.close()

@@ -153,6 +153,38 @@ def test_stdout_full_is_one_line_exit_2(tmp_path: Path) -> None:
         assert "cannot write the output: No space left on device" in line
 
 
+@pytest.mark.parametrize("args", [["--help"], ["--version"], ["validate", "--help"]])
+def test_help_and_version_to_a_full_stdout_are_one_line_exit_2(
+    tmp_path: Path, args: list[str]
+) -> None:
+    # click writes these itself, before any command runs.
+    done = loopcfg_process(args, tmp_path, shell_redirect="> /dev/full")
+    assert done.returncode == 2, done.stderr
+    assert done.stderr == "loopcfg: error: cannot write the output: No space left on device\n"
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+@pytest.mark.parametrize("output_format", ["text", "json"])
+def test_replay_to_a_full_stdout_is_one_line_exit_2(
+    tmp_path: Path, jobs: str, output_format: str
+) -> None:
+    # In this process (--jobs 1) the output is written while a file replays: its failure must
+    # not pass for that file's problem ("cannot replay"), once per file, but stop the run.
+    traces = []
+    for number in range(3):
+        trace = tmp_path / f"t{number}.jsonl"
+        calls = [{"session": "s", "tool": "read", "args": {"path": "a"}}] * 12
+        trace.write_text("".join(json.dumps(call) + "\n" for call in calls))
+        traces.append(trace.name)
+    args = ["replay", *traces, "--jobs", jobs, "--format", output_format]
+    done = loopcfg_process(args, tmp_path, shell_redirect="> /dev/full")
+    assert done.returncode == 2, done.stderr
+    no_traceback(done.stderr)
+    assert "cannot replay" not in done.stderr
+    [line] = [line for line in done.stderr.splitlines() if "error" in line]
+    assert line == "loopcfg replay: error: cannot write the output: No space left on device"
+
+
 def test_stdin_closed_is_lc000_exit_2(tmp_path: Path) -> None:
     done = loopcfg_process(["validate", "-"], tmp_path, shell_redirect="<&-")
     assert done.returncode == 2

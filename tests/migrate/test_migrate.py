@@ -124,6 +124,40 @@ def test_both_directions_give_back_the_roster(cases: Path) -> None:
     assert not [d for d in findings(loaded, "2026.7.1-2") if d.severity == "error"]
 
 
+BACK_TO_LIST = """{
+  meta: { lastTouchedVersion: "2026.9.6" },
+  agents: {
+    entries: {
+      main: { // the default agent
+        // why main is off
+        tools: { loopDetection: { enabled: false } },
+      },
+      quiet: {
+        /* no comment
+           between */ tools: { loopDetection: { enabled: true } },
+      },
+    },
+  },
+}
+"""
+
+
+def test_an_id_goes_above_the_comments_written_for_the_first_member(tmp_path: Path) -> None:
+    # A comment above a member is about that member: the inserted `id` must not come between
+    # them. Where a block comment shares the first member's line, `id` goes on that line.
+    (tmp_path / "openclaw.json5").write_text(BACK_TO_LIST, "utf-8")
+    code, _output = _run(tmp_path, "openclaw.json5", "--openclaw", "2026.7.1-2", "--write")
+    assert code == 0
+    text = (tmp_path / "openclaw.json5").read_text("utf-8")
+    assert (
+        '      { // the default agent\n        id: "main",\n        // why main is off\n'
+        "        tools: { loopDetection: { enabled: false } },\n"
+    ) in text
+    assert '           between */ id: "quiet", tools: { loopDetection' in text
+    value = to_python(parse_text(text, "x").root)
+    assert [agent["id"] for agent in value["agents"]["list"]] == ["main", "quiet"]  # type: ignore[index]
+
+
 def test_refusal_writes_nothing(cases: Path) -> None:
     before = (cases / "typo.json5").read_bytes()
     code, output = _run(cases, "typo.json5", "--openclaw", "2026.9.6", "--write")

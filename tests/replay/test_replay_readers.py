@@ -302,3 +302,18 @@ def test_a_line_parsed_as_it_is_has_the_value_the_careful_path_gives(
         return
     careful = loads(raw.decode("utf-8").strip())
     assert _typed(quick) == _typed(careful)
+
+
+@given(st.integers(min_value=-(10**40), max_value=10**40))
+def test_an_integer_past_64_bits_hashes_as_stdlib_reads_it(number: int) -> None:
+    """orjson reads integers past 64 bits as floats where `json.loads` keeps them exact; their
+    canonical JSON (JavaScript's rendering of the number, which is a double there) is the same,
+    so a call's argument hash does not depend on which parser read its line."""
+    import json
+
+    from loopcfg.hashing import canonical_json, digest
+    from loopcfg.replay.lines import loads
+
+    line = json.dumps({"n": number})
+    assert canonical_json(loads(line)) == canonical_json(json.loads(line))
+    assert digest(loads(line)) == digest(json.loads(line))
