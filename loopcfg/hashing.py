@@ -14,6 +14,7 @@ from decimal import Decimal
 from typing import Any
 
 _MAX_SAFE = 2**53
+_sha256 = hashlib.sha256  # a global lookup, not two attribute loads, per hash
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -338,10 +339,10 @@ def _fast_digest(value: Any) -> str | None:
         elif size <= _ORJSON_MAX_CHARS:
             data = _ORJSON_DUMPS(value, option=_ORJSON_SORT_KEYS)
         else:
-            hasher = hashlib.sha256()
+            hasher = _sha256()
             _render_pieces(hasher.update, value, size)
             return hasher.hexdigest()
-        return hashlib.sha256(data).hexdigest()
+        return _sha256(data).hexdigest()
     except (TypeError, UnicodeEncodeError, RecursionError):  # as in _fast_utf8
         return None
 
@@ -362,7 +363,7 @@ def digest(value: Any) -> str:
     fast = _fast_digest(value)
     if fast is not None:
         return fast
-    return hashlib.sha256(canonical_slow(value).encode("utf-8")).hexdigest()
+    return _sha256(canonical_slow(value).encode("utf-8")).hexdigest()
 
 
 # -- outcome hash rules (04 §4.4) ---------------------------------------------------------------
@@ -426,6 +427,7 @@ _UNKNOWN_TOOL = (
         rf"tool{_S}+[\"']?([a-z0-9_.-]+)[\"']?{_S}+(?:not found|is not available)", re.I | re.A
     ),
 )
+_UNKNOWN_TOOL_WORDS = ("unknown tool", "not found", "is not available")
 
 
 def args_hash(tool: str, args: Any) -> str:
@@ -446,6 +448,11 @@ def error_message(error: Any) -> str:
 
 
 def unknown_tool_name(message: str) -> str | None:
+    # Each pattern needs one of these words (ASCII, any case): a long error message without
+    # them is not scanned twice, character by character, by the case-insensitive patterns.
+    lowered = message.lower()
+    if all(word not in lowered for word in _UNKNOWN_TOOL_WORDS):
+        return None
     stripped = js_trim(message)
     for pattern in _UNKNOWN_TOOL:
         match = pattern.search(stripped)
@@ -465,8 +472,8 @@ def _text_of(result: Mapping[str, Any]) -> str:
             if isinstance(text, str) and isinstance(entry.get("type"), str):
                 parts.append(text)
     if len(parts) == 1:  # the usual one text block: no join
-        return js_trim(parts[0])
-    return js_trim("\n".join(parts))
+        return parts[0].strip(JS_WHITESPACE)  # js_trim
+    return "\n".join(parts).strip(JS_WHITESPACE)
 
 
 def _str_or(value: Any, fallback: Any) -> Any:
@@ -685,7 +692,8 @@ def outcome_hash(
     if not rules.hash_veto and _is_veto_details(details):  # is_loop_veto(result)
         return None, None
     text = _text_of(result)
-    action = string_action(args)
+    # Only the process and message rules read `args.action`.
+    action = string_action(args) if tool == "process" or tool == "message" else None
     if tool == "exec" and isinstance(details.get("status"), str):
         shape = _exec_shape(details, text)
         if shape is not None:

@@ -10,7 +10,6 @@ from typing import Any
 
 from loopcfg.engine.generations import Generation, generation
 from loopcfg.engine.session import Hooks, Session
-from loopcfg.engine.v4 import V4Session
 from loopcfg.engine.verdicts import LoopEvent
 from loopcfg.settings import EffectiveSettings, settings_from_block
 
@@ -42,7 +41,7 @@ class LoopDetector:
             self.generation,
             self.generation.name_table(normalize_tool_names),
         )
-        self._session_class = V4Session if self.generation.v4 else Session
+        self._session_class = _session_class(self.generation)
         self._sessions: OrderedDict[str, Session] = OrderedDict()
         # Guards only the session table; each session has its own lock for its history.
         self._table_lock = threading.Lock()
@@ -108,3 +107,13 @@ class LoopDetector:
         )
         for callback in list(self._subscribers):
             callback(event)
+
+
+def _session_class(chosen: Generation) -> type[Session]:
+    """E8.1's session class is imported only by a detector that runs it: its module (and its
+    hashing patterns) cost a replay of an older target ~10% of its start."""
+    if not chosen.v4:
+        return Session
+    from loopcfg.engine.v4 import V4Session
+
+    return V4Session

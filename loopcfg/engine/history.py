@@ -241,31 +241,33 @@ class History:
     # -- changes ---------------------------------------------------------------------------------
 
     def append(self, record: Record) -> None:
-        self._seq += 1
-        record.seq = self._seq
-        run = self.runs.get(record.run_id)
+        record.seq = self._seq = self._seq + 1
+        runs = self.runs
+        run = runs.get(record.run_id)
         if run is None:
-            run = self.runs[record.run_id] = RunState()
+            run = runs[record.run_id] = RunState()
         record.run = run
+        h = record.args_hash
         previous = run.newest
         if previous is not None:
             previous.run_next = record
             record.run_prev = previous
             before = previous.run_prev
-            if before is not None and before.args_hash == record.args_hash:
+            if before is not None and before.args_hash == h:
                 record.alt = previous.alt + 1
         run.newest = record
         run.count += 1
 
-        sig = run.sigs.get(record.args_hash)
+        sig = run.sigs.get(h)
         if sig is None:
-            sig = run.sigs[record.args_hash] = SigState()
+            sig = run.sigs[h] = SigState()
         record.sig = sig
         record.ordinal = sig.next_ordinal
         sig.next_ordinal += 1
-        if sig.newest is not None:
-            sig.newest.sig_next = record
-            record.sig_prev = sig.newest
+        newest = sig.newest
+        if newest is not None:
+            newest.sig_next = record
+            record.sig_prev = newest
         sig.newest = record
         sig.count += 1
         result = record.result_hash
@@ -322,8 +324,11 @@ class History:
         if run is None:
             return None
         sig = run.sigs.get(args_hash)
-        if sig is None:
+        if sig is None or not sig.pending:
             return None
+        newest = sig.pending[-1]  # nearly always the one (a call's outcome before the next)
+        if newest.tool == tool and (call_id is None or newest.call_id == call_id):
+            return newest
         for record in reversed(sig.pending):
             if record.tool == tool and (call_id is None or record.call_id == call_id):
                 return record

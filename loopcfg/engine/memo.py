@@ -69,18 +69,19 @@ class HashMemo:
         if len(key) > MEMO_MAX_BYTES:
             return self._hash(tool, args)
         memo = self._args
-        remembered = memo.get((tool, key))
+        entry = (tool, key)
+        remembered = memo.get(entry)
         if remembered is None:
             h = self._hash(tool, args)
             if len(memo) >= MEMO_SIZE:
                 memo.clear()
             # Not yet known to be JSON-shaped: most arguments are never seen again (a replayed
             # transcript's calls are unique), so the walk waits for the first repeat.
-            memo[(tool, key)] = (h,)
+            memo[entry] = (h,)
             return h
         if isinstance(remembered, tuple):  # the first repeat: may these bytes answer?
             if not json_shaped(args):
-                del memo[(tool, key)]
+                del memo[entry]
                 return self._hash(tool, args)
-            remembered = memo[(tool, key)] = remembered[0]
+            remembered = memo[entry] = remembered[0]
         return remembered

@@ -15,7 +15,7 @@ from loopcfg.engine.guard import Guard
 from loopcfg.engine.history import History, Record
 from loopcfg.engine.memo import HashMemo
 from loopcfg.engine.verdicts import NO_VERDICT, LoopBlocked, LoopEvent, Verdict
-from loopcfg.hashing import NO_RESULT, js_trim, outcome_hash, string_action
+from loopcfg.hashing import JS_WHITESPACE, NO_RESULT, outcome_hash, string_action
 from loopcfg.settings import EffectiveSettings, settings_from_block
 
 MAX_WARNING_KEYS = 256
@@ -27,7 +27,8 @@ def normalise_run_id(run_id: str | None) -> str | None:
     """Trimmed as JavaScript trims (04 §4.2); empty means absent."""
     if run_id is None:
         return None
-    return js_trim(str(run_id)) or None
+    # `js_trim`, spelt out: this runs twice per replayed call.
+    return (run_id if type(run_id) is str else str(run_id)).strip(JS_WHITESPACE) or None
 
 
 @dataclass(frozen=True, slots=True)
@@ -246,13 +247,34 @@ class Session:
         tool = self.names[tool]
         run = normalise_run_id(run_id)
         h = self.memo.args_hash(tool, args)
-        verdict = self._check(tool, args, h, run)
+        verdict = self._check_and_record(tool, args, h, run, call_id)
         handle = CallHandle(self, tool, args, h, run, call_id, verdict)
         if verdict.level == "critical":
             handle.finished = True  # nothing to record: the call never runs
-        else:
-            self._record_call(tool, h, run, call_id)
         return handle
+
+    def _check_and_record(
+        self, tool: str, args: Any, h: str, run: str | None, call_id: str | None
+    ) -> Verdict:
+        """`_check`, then `_record_call` unless the verdict is critical. A call without a
+        verdict (nearly every call) is checked and recorded under one hold of the lock: nothing
+        is emitted in between, so no subscriber can tell."""
+        with self.lock:
+            self.calls += 1
+            if self.settings.detectors_active:
+                verdict = self._detect(tool, args, h, run)
+            else:
+                verdict = NO_VERDICT
+            if verdict.level == "none":
+                self.history.append(Record(tool, h, run, call_id))
+                return verdict
+            verdict = replace(verdict, emitted=self._should_emit(verdict, run))
+            index = self.calls
+        if verdict.emitted:
+            self._emit(verdict, tool, run, index)
+        if verdict.level != "critical":
+            self._record_call(tool, h, run, call_id)
+        return verdict
 
     def admit_batch(self, calls: Any, *, run_id: str | None = None) -> Any:
         """Batch admission exists from OpenClaw 2026.8.1 on (E8.1, `engine/v4.py`)."""
@@ -290,7 +312,7 @@ class Session:
 
     def _detect(self, tool: str, args: Any, h: str, run_id: str | None) -> Verdict:
         s = self.settings
-        run = self.history.run(run_id)
+        run = self.history.runs.get(run_id)
         if run is None:
             return NO_VERDICT
         unknown, unknown_count = History.unknown_tool_streak(run, tool)
@@ -352,6 +374,9 @@ class Session:
 class CallHandle:
     """The outcome half of `session.call(...)`."""
 
+    # One per call (replay makes one for every call it reads): slots, set one by one.
+    __slots__ = ("args", "args_hash", "call_id", "finished", "run_id", "session", "tool", "verdict")
+
     def __init__(
         self,
         session: Session,
@@ -362,8 +387,13 @@ class CallHandle:
         call_id: str | None,
         verdict: Verdict,
     ) -> None:
-        self.session, self.tool, self.args, self.args_hash = session, tool, args, args_hash
-        self.run_id, self.call_id, self.verdict = run_id, call_id, verdict
+        self.session = session
+        self.tool = tool
+        self.args = args
+        self.args_hash = args_hash
+        self.run_id = run_id
+        self.call_id = call_id
+        self.verdict = verdict
         self.finished = False
 
     @property

@@ -183,6 +183,15 @@ class V4Session(Session):
         with self.lock:
             self._append(V4Record(tool, h, call_id, run))
 
+    def _check_and_record(
+        self, tool: str, args: Any, h: str, run: str | None, call_id: str | None
+    ) -> Verdict:
+        """The two steps one after the other (Session fuses them for its own history)."""
+        verdict = self._check(tool, args, h, run)
+        if verdict.level != "critical":
+            self._record_call(tool, h, run, call_id)
+        return verdict
+
     def _record_outcome(
         self,
         tool: str,

@@ -16,7 +16,6 @@ from typing import Any
 from loopcfg.engine import LoopDetector, blocked_result
 from loopcfg.engine.generations import Generation, generation
 from loopcfg.engine.session import Session
-from loopcfg.engine.v4 import V4Session
 from loopcfg.replay.batches import group_batches
 from loopcfg.replay.configs import ConfigTable, defaults_table, load_table
 from loopcfg.replay.events import Event, ReadError
@@ -129,7 +128,10 @@ class EngineSessions:
 
     def weigher(self, engine: EngineSession) -> Callable[[], int]:
         session = engine.engine if isinstance(engine, SingleCallPath) else engine
-        if isinstance(session, V4Session):
+        if self.generation.v4:  # its records (V4Session.__len__); loaded only for E8.1
+            from loopcfg.engine.v4 import V4Session
+
+            assert isinstance(session, V4Session)
             return partial(len, session)
         assert isinstance(session, Session)
         # The runner weighs the session it is handed at every line: a C call (no Python frame)
@@ -187,7 +189,7 @@ def replay_file(
     factory = EngineSessions(options)
     with quiet_engine_logs(), open_binary(path) as stream:
         long_lines = LongLines(path)
-        lines = long_lines.watch(numbered(stream, options.max_line_bytes))
+        lines = numbered(stream, options.max_line_bytes, long_lines.note)
         if on_bytes is not None:
             lines = counted(lines, on_bytes)
         if path == STDIN:

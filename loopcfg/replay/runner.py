@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import heapq
 import operator
-import pickle
 import sys
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, fields
-from typing import Any, Protocol, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from loopcfg.replay.events import (
     Batch,
@@ -27,8 +26,10 @@ from loopcfg.replay.events import (
     RunStart,
     SessionHeader,
 )
-from loopcfg.replay.spool import SessionSpool
-from loopcfg.replay.stats import SessionProbe
+
+if TYPE_CHECKING:  # both loaded when first needed (spooling, --stats): most replays need neither
+    from loopcfg.replay.spool import SessionSpool
+    from loopcfg.replay.stats import SessionProbe
 
 ABORT_CODE = "compaction_loop_persisted"
 
@@ -292,13 +293,14 @@ class FileReplay:
 MAX_PENDING_IDS = 4096
 
 
-class BoundedIds(OrderedDict[str, Any]):
-    """An insertion-ordered map that forgets its oldest entries beyond MAX_PENDING_IDS."""
+class BoundedIds(dict[str, Any]):
+    """An insertion-ordered map that forgets its oldest entries beyond MAX_PENDING_IDS (a
+    plain dict keeps insertion order, and sets and looks up faster than an OrderedDict)."""
 
     def remember(self, key: str, value: Any) -> None:
         self[key] = value
         if len(self) > MAX_PENDING_IDS:
-            self.popitem(last=False)
+            del self[next(iter(self))]
 
 
 @dataclass(slots=True)
@@ -423,6 +425,8 @@ class _Replayer:
     def new_session(self, name: str) -> _Live:
         stats = SessionStats(self.result.file, name)
         if self.stats:
+            from loopcfg.replay.stats import SessionProbe
+
             stats.probe = SessionProbe()
         live = _Live(self.factory.session(name), stats, self.appeared)
         self.appeared += 1
@@ -435,12 +439,16 @@ class _Replayer:
         name, live = self.live.popitem(last=False)
         self.records -= live.weight
         if self.spool is None:
+            from loopcfg.replay.spool import SessionSpool
+
             self.spool = SessionSpool()
         factory = cast(SpoolingFactory, self.factory)
         engine = factory.suspend(live.engine)
         view = None
         if self.sink_spools:
             view = cast(SpoolingSink, self.sink).suspend_session(live.stats)
+        import pickle
+
         dump = pickle.dumps
         self.spool.put(live.order, name, dump(live.suspended(view), -1), dump(engine, -1))
 
@@ -449,12 +457,16 @@ class _Replayer:
         row = self.spool.take(name)
         if row is None:
             return None
+        import pickle
+
         order, state, engine = row
         resumed = cast(SpoolingFactory, self.factory).resume(name, pickle.loads(engine))
         return self.resumed(resumed, order, state)
 
     def resumed(self, engine: EngineSession, order: int, state: bytes) -> _Live:
         """A session read from the spool; the sink gets its view of it back."""
+        import pickle
+
         values = pickle.loads(state)
         live = _Live.resumed(engine, order, values)
         if self.sink_spools:
@@ -479,6 +491,17 @@ class _Replayer:
 
     def handle(self, event: Event) -> None:
         self.result.readable += 1
+        # Calls and outcomes are nearly every event: one lookup, not a chain of isinstance.
+        kind = type(event)
+        if kind is Call:
+            self.call(cast(Call, event))
+        elif kind is Outcome:
+            outcome = cast(Outcome, event)
+            self.outcome(self.session(outcome.session), outcome, inline=False)
+        else:
+            self.handle_other(event)
+
+    def handle_other(self, event: Event) -> None:
         if isinstance(event, Call):
             self.call(event)
         elif isinstance(event, Batch):
@@ -506,33 +529,38 @@ class _Replayer:
     def call(self, event: Call) -> None:
         live = self.session(event.session)
         stats = live.stats
-        if event.call_id is not None and event.outcome is None:
-            live.call_runs.remember(event.call_id, event.run)
-        if live.in_aborted_run(event.run):
+        call_id, run, tool, args = event.call_id, event.run, event.tool, event.args
+        # An outcome on a later line: remember the call's run (and its arguments' hash).
+        later = call_id if event.outcome is None else None
+        if later is not None:
+            live.call_runs.remember(later, run)
+        if live.aborted_runs and live.in_aborted_run(run):
             stats.skipped += 1
             return
         stats.calls += 1
         if stats.probe is not None:
-            stats.probe.observe(live.engine, event.tool, event.args, event.run, stats.calls)
+            stats.probe.observe(live.engine, tool, args, run, stats.calls)
         # Checked and, unless blocked, recorded in one step: the engine hashes the arguments
         # and trims the run id once for both.
-        handle = live.engine.before_call(
-            event.tool, event.args, run_id=event.run, call_id=event.call_id
-        )
+        handle = live.engine.before_call(tool, args, run_id=run, call_id=call_id)
         verdict = handle.verdict
-        if event.call_id is not None and event.outcome is None:
+        if later is not None:
             args_hash = getattr(handle, "args_hash", None)
             if args_hash is not None:
                 hashes = live.call_hashes
                 if len(hashes) >= MAX_PENDING_IDS:
                     hashes.clear()
-                hashes[event.call_id] = (event.tool, event.args, args_hash)
-        if verdict.level != "none":
-            self.verdict(live, event, verdict)
-        if verdict.level == "critical":
+                hashes[later] = (tool, args, args_hash)
+        level = verdict.level
+        if level == "none":
+            if event.outcome is not None:
+                self.outcome(live, event.outcome, inline=True)
+            return
+        self.verdict(live, event, verdict)
+        if level == "critical":
             # Blocked: it would not have run, so neither the call nor its outcome is recorded.
-            if event.call_id is not None:
-                live.blocked.remember(event.call_id, True)
+            if call_id is not None:
+                live.blocked.remember(call_id, True)
             return
         if event.outcome is not None:
             self.outcome(live, event.outcome, inline=True)
@@ -599,37 +627,40 @@ class _Replayer:
         """An outcome; `inline` when it came on its call's own line (same run, never late)."""
         run = event.run
         orphan = event.orphan
+        call_id = event.call_id
         kept = None
-        if event.call_id is not None and not inline:
-            kept = live.call_hashes.pop(event.call_id, None)
-            if event.call_id in live.blocked:
+        if call_id is not None and not inline:
+            kept = live.call_hashes.pop(call_id, None)
+            if call_id in live.blocked:
                 return
-            if event.call_id in live.call_runs:
-                run = live.call_runs.pop(event.call_id)
-            else:
-                orphan = True
+            run = live.call_runs.pop(call_id, _NO_RUN)
+            if run is _NO_RUN:
+                run, orphan = event.run, True
         if orphan:
             live.stats.orphan_results += 1
-        if live.in_aborted_run(run):
+        if live.aborted_runs and live.in_aborted_run(run):
             return
         if event.veto:
             self.forget(live, event, run)
             return
         try:
+            tool, args = event.tool, event.args
             # The call's own arguments (the reader hands the same object on): its hash, passed
             # only then (a session that never gets it need not take the keyword).
-            known: dict[str, str] = {}
-            if kept is not None and kept[1] is event.args and kept[0] == event.tool:
-                known["args_hash"] = kept[2]
-            note = live.engine.record_outcome(
-                event.tool,
-                event.args,
-                result=event.result,
-                error=event.error,
-                run_id=run,
-                call_id=event.call_id,
-                **known,
-            )
+            if kept is not None and kept[1] is args and kept[0] == tool:
+                note = live.engine.record_outcome(
+                    tool,
+                    args,
+                    result=event.result,
+                    error=event.error,
+                    run_id=run,
+                    call_id=call_id,
+                    args_hash=kept[2],
+                )
+            else:
+                note = live.engine.record_outcome(
+                    tool, args, result=event.result, error=event.error, run_id=run, call_id=call_id
+                )
             if isinstance(note, str):  # E8.1's window-closed line: an info event (09 §9.4.8)
                 from loopcfg.replay.batches import guard_note
 
@@ -686,6 +717,9 @@ def _order(live: _Live) -> int:
     return live.order
 
 
+# What `call_runs.pop` answers for an id it does not hold (None is a run).
+_NO_RUN: Any = object()
+
 # The engine of a session read back from the spool only to end it: never called.
 _ENDED = cast(EngineSession, None)
 
@@ -712,12 +746,13 @@ def replay_events(
     (spool.py) when `sessions` can suspend and resume them; `live_sessions` None: no cap.
     """
     replayer = _Replayer(file, sessions, keep_args, sink, stats, live_sessions, live_records)
+    handle = replayer.handle
     for event in events:
-        if isinstance(event, Malformed):
+        if type(event) is Malformed:
             replayer.malformed(event)
             if strict:
                 replayer.result.stopped = True
                 break
             continue
-        replayer.handle(event)
+        handle(event)
     return replayer.finish()

@@ -16,7 +16,6 @@ pickles, written and read by this process only.
 from __future__ import annotations
 
 import os
-import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -63,6 +62,8 @@ def spool_folder() -> str:
 def _spool_errors() -> Iterator[None]:
     """A failing spool is told as what it is: a replay of a trace has no database of its own,
     so SQLite's "database or disk is full" alone would leave the user guessing which disk."""
+    import sqlite3  # here and below: most replays never spool, and it costs ~2% of a start
+
     try:
         yield
     except sqlite3.Error as error:
@@ -79,6 +80,8 @@ class SessionSpool:
     row): the caller knows which sessions it holds and skips their rows in `in_order`."""
 
     def __init__(self) -> None:
+        import sqlite3
+
         with _spool_errors():
             self._db = sqlite3.connect("", isolation_level=None)
             # Nothing here must survive a crash: no journal, no syncs, one transaction never

@@ -119,13 +119,16 @@ class _State:
             self.bind(line, label, run_id, out)
         self.message_run = label
 
-    def agent_work(self, line: int, run_id: str | None, out: list[Event]) -> None:
+    def agent_work(self, line: int, message: Mapping[str, Any], out: list[Event]) -> None:
         """Agent work (before any user message it still belongs to a run); after a
         compaction, before the next user message, it makes that compaction a retry (of the
-        run of that work)."""
+        run of that work). The message's run id is read only when it has the private block."""
         if self.runs == 0:
             self.start_run(line, out)
-        self.run_of(line, run_id, out)
+        if "__openclaw" in message:
+            self.run_of(line, message_run_id(message), out)
+        else:  # every message before 2026.9: the boundary run (`run_of` with no id)
+            self.message_run = self.run
         if self.compaction_line is not None:
             out.append(Compaction(self.file, self.compaction_line, self.session, self.message_run))
             self.compaction_line = None
@@ -139,6 +142,7 @@ def read_transcript(
     state = _State(file, options, session=options.session or Path(file).name)
     first = True
     out: list[Event] = []
+    branch = options.branch
     for number, raw in lines:
         entry = quick_loads(raw)
         if entry is UNPARSED:
@@ -153,14 +157,15 @@ def read_transcript(
                 file, number, 1, "a transcript line must be a JSON object", code="LC008"
             )
             continue
-        header, first = first and entry.get("type") == "session", False
-        if header:
-            header_id = entry.get("id")
-            if isinstance(header_id, str) and header_id:
-                state.session = header_id
-            yield SessionHeader(file, number, state.session)
-            continue
-        if options.branch is not None and not _on_branch(entry, options.branch):
+        if first:
+            first = False
+            if entry.get("type") == "session":
+                header_id = entry.get("id")
+                if isinstance(header_id, str) and header_id:
+                    state.session = header_id
+                yield SessionHeader(file, number, state.session)
+                continue
+        if branch is not None and not _on_branch(entry, branch):
             continue
         _entry(state, number, entry, out)
         if out:
@@ -199,7 +204,7 @@ def _entry(state: _State, number: int, entry: dict[str, Any], out: list[Event]) 
     if kind == "message":
         message = entry.get("message")
         if isinstance(message, dict):  # parsed JSON: dict is the only mapping (and no ABC check)
-            _message(state, number, message, _string(entry_id), out)
+            _message(state, number, message, entry_id, out)
     elif kind == "compaction":
         state.compaction_line = number
     elif kind == "reset":
@@ -236,19 +241,19 @@ def _message(
     state: _State,
     number: int,
     message: Mapping[str, Any],
-    entry_id: str | None,
+    entry_id: Any,
     out: list[Event],
 ) -> None:
     role = message.get("role")
     if role == "toolResult":
-        state.agent_work(number, message_run_id(message), out)
+        state.agent_work(number, message, out)
         out.append(_tool_result(state, number, message))
     elif role == "assistant":
         if message.get("provider") == GATEWAY_PROVIDER:
             _gateway_message(state, number, message, out)
         else:
-            state.agent_work(number, message_run_id(message), out)
-            _tool_calls(state, number, message.get("content"), entry_id, out)
+            state.agent_work(number, message, out)
+            _tool_calls(state, number, message.get("content"), _string(entry_id), out)
     elif role == "user":
         # A compaction directly followed by a user message is routine maintenance.
         state.compaction_line = None
@@ -340,7 +345,7 @@ def without_warning_note(content: Any) -> Any:
         return content
     last = content[-1]
     if (
-        isinstance(last, Mapping)
+        (type(last) is dict or isinstance(last, Mapping))
         and last.get("type") == "text"
         and isinstance(last.get("text"), str)
         and last["text"].startswith(WARNING_NOTE_START)

@@ -17,6 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from loopcfg import hashing
 from loopcfg.hashing import (
     UNDEFINED,
     _strip_iteratively,
@@ -173,6 +174,54 @@ def test_error_messages_in_javascript_notation(error: Any, message: str) -> None
 )  # fmt: skip
 def test_unknown_tool_patterns_match_as_javascript(message: str, unknown: str | None) -> None:
     assert unknown_tool_name(message) == unknown
+
+
+def _patterns_alone(message: str) -> str | None:
+    """unknown_tool_name without its word pre-check: the two patterns, as 04 §4.4 words them."""
+    for pattern in hashing._UNKNOWN_TOOL:
+        match = pattern.search(hashing.js_trim(message))
+        if match:
+            return match.group(1).lower()
+    return None
+
+
+_PHRASES = ["unknown tool", "tool", "not found", "is not available", "x.y", "a_b", "nope", "is"]
+_SEPARATORS = [":", " ", "\u00a0", "\ufeff", "\t", "\n", "'", '"', "\u212a", "\u017f", "\u0130"]
+
+
+def _any_case(word: str) -> st.SearchStrategy[str]:
+    flags = st.lists(st.booleans(), min_size=len(word), max_size=len(word))
+    return flags.map(
+        lambda upper: "".join(c.upper() if u else c for c, u in zip(word, upper, strict=True))
+    )
+
+
+_WORDISH = (
+    st.sampled_from(_PHRASES).flatmap(_any_case)
+    | st.sampled_from(_SEPARATORS)
+    | st.text(max_size=3)
+)
+# The shape of the second pattern (tool, a name, then the phrase), so that it matches often.
+_PHRASED = st.tuples(
+    st.sampled_from(["unknown tool", "tool"]).flatmap(_any_case),
+    st.sampled_from(_SEPARATORS),
+    st.sampled_from(["x.y", "a_b", "nope", ""]),
+    st.sampled_from(_SEPARATORS),
+    st.sampled_from(["not found", "is not available", "found"]).flatmap(_any_case),
+).map("".join)
+_MESSAGES = st.tuples(
+    st.lists(_WORDISH, max_size=6).map("".join),
+    _PHRASED,
+    st.lists(_WORDISH, max_size=6).map("".join),
+).map("".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_MESSAGES)
+def test_the_word_pre_check_never_hides_a_pattern_match(message: str) -> None:
+    """The pre-check (a message without any of the patterns' words is not searched) answers
+    what the patterns alone answer, on messages made of their words in any case."""
+    assert unknown_tool_name(message) == _patterns_alone(message)
 
 
 def _text(text: str) -> dict[str, Any]:
