@@ -5,12 +5,15 @@ touch: an agent's roster entry, its resolved scope and lint findings, each block
 agent's schema verdict. Hypothesis drives sequences of edits as a user makes them (a value in
 the global block or in an agent, an agent added, removed or renamed, a line added above
 memoised values so that their positions move, an `$include` put in and edited) over configs
-for both roster layouts; after every edit the server's check must equal `check_file` on the
-same texts written to disk, positions, messages and related places included.
+for both roster layouts, with LF or CRLF line breaks, and edits of the text as typed: Enter in
+the middle of a line, two lines joined, a blank or comment line added or deleted, above,
+inside and below memoised agents and blocks; after every edit the server's check must equal
+`check_file` on the same texts written to disk, positions, messages and related places included.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import NamedTuple
 
@@ -56,6 +59,9 @@ class Model(NamedTuple):
     block: dict[str, str]
     agents: tuple[Agent, ...]
     port: int = 8080  # a value outside every block, on a line of its own
+    # Edits of the rendered text, in the order typed (`typed`), and its line break.
+    typing: tuple[tuple[str, int, int], ...] = ()
+    newline: str = "\n"
 
 
 def _members(block: dict[str, str]) -> str:
@@ -102,7 +108,42 @@ def render(model: Model) -> str:
             lines.append(f"      // agent {agent.id}")
         lines += _agent_lines(agent, model.entries)
     lines += ["    }," if model.entries else "    ],", "  },", "}", ""]
-    return "\n".join(lines)
+    for edit in model.typing:
+        lines = typed(lines, edit)
+    return model.newline.join(lines)
+
+
+def typed(lines: list[str], edit: tuple[str, int, int]) -> list[str]:
+    """`lines` after one edit as typed: Enter after the `at`-th ", " or "{ " of a line (the
+    rest of the line goes below, indented), a line joined to the next one, a blank line or a
+    comment line put in, a blank or comment line deleted. Lines are picked by `line` modulo
+    their number (the last, empty one aside), so anywhere: above, in and below the blocks."""
+    kind, line, at = edit
+    index = line % (len(lines) - 1)
+    text = lines[index]
+    if kind == "enter":
+        cuts = [found.end() for found in re.finditer(r", |\{ ", text)]
+        if not cuts or "//" in text:
+            return lines
+        cut = cuts[at % len(cuts)]
+        return [
+            *lines[:index],
+            text[:cut].rstrip(" "),
+            "        " + text[cut:],
+            *lines[index + 1 :],
+        ]
+    if kind == "join":  # the line break at the end of `index` deleted, with the indentation
+        if "//" in text or index + 1 >= len(lines) - 1:
+            return lines  # a line comment would swallow the next line: not what is tested
+        joined = text + " " + lines[index + 1].lstrip(" ")
+        return [*lines[:index], joined, *lines[index + 2 :]]
+    if kind == "blank":
+        return [*lines[:index], "" if at % 2 else "      // typed", *lines[index:]]
+    if kind == "delete":  # only lines with nothing of the config on them
+        if text.strip() and not text.strip().startswith("//"):
+            return lines
+        return [*lines[:index], *lines[index + 1 :]]
+    raise AssertionError(kind)
 
 
 def _base(entries: bool) -> Model:
@@ -146,6 +187,9 @@ def apply(model: Model, edit: tuple[object, ...]) -> Model:
         return model._replace(notes=(*model.notes, f"why {len(model.notes)}"))
     if kind == "header":
         return model._replace(header=model.header + 1)
+    if kind in ("enter", "join", "blank", "delete"):
+        _, line, at = edit
+        return model._replace(typing=(*model.typing, (str(kind), int(line), int(at))))  # type: ignore[call-overload]
     if kind == "port":  # nothing of loop detection changes: every block is the same object
         return model._replace(port=model.port + int(edit[1]))  # type: ignore[call-overload]
     if kind == "add":
@@ -171,6 +215,9 @@ def apply(model: Model, edit: tuple[object, ...]) -> Model:
     raise AssertionError(kind)
 
 
+TYPED = st.tuples(
+    st.sampled_from(["enter", "join", "blank", "delete"]), st.integers(0, 80), st.integers(0, 5)
+)
 VALUES = st.one_of(st.sampled_from(TOKENS), st.none())
 VALUE_EDITS = st.one_of(
     st.tuples(st.just("global"), st.sampled_from(NAMES), VALUES),
@@ -189,17 +236,22 @@ EDIT = st.one_of(
     st.tuples(st.just("lines"), st.integers(0, 9)),
     st.tuples(st.just("include"), st.integers(0, 9)),
     st.tuples(st.just("included"), st.sampled_from(TOKENS)),
+    TYPED,  # lines added and removed as typed, wherever (positions after them move)
+    TYPED,
 )
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.booleans(), st.lists(EDIT, min_size=1, max_size=10))
+@given(st.booleans(), st.booleans(), st.lists(EDIT, min_size=1, max_size=10))
 def test_a_memoised_check_gives_validates_diagnostics(
-    tmp_path_factory: pytest.TempPathFactory, entries: bool, edits: list[tuple[object, ...]]
+    tmp_path_factory: pytest.TempPathFactory,
+    entries: bool,
+    crlf: bool,
+    edits: list[tuple[object, ...]],
 ) -> None:
     folder = tmp_path_factory.mktemp("memo")
     top, included = folder / "openclaw.json5", folder / "block.json5"
-    model = _base(entries)
+    model = _base(entries)._replace(newline="\r\n" if crlf else "\n")
     block_text = "{\n  // the included block\n  warningThreshold: 8,\n}\n"
     cache = ParseCache()
     previous = None
@@ -210,7 +262,7 @@ def test_a_memoised_check_gives_validates_diagnostics(
         else:
             model = apply(model, edit)
         text = render(model)
-        top.write_text(text, encoding="utf-8")
+        top.write_text(text, encoding="utf-8", newline="")
         included.write_text(block_text, encoding="utf-8")
         buffers = {str(top): text, str(included): block_text}
         checked = analysis.check(str(top), buffers, None, cache, previous)
