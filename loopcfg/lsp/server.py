@@ -17,8 +17,9 @@ import asyncio
 import gc
 import logging
 import os
+import sys
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import Any, BinaryIO, cast
 from urllib.parse import unquote, urlparse
 
 from lsprotocol import types
@@ -30,6 +31,7 @@ from loopcfg.collector import pausing
 from loopcfg.diagnostics import Diagnostic
 from loopcfg.lsp import analysis
 from loopcfg.lsp.incremental import ParseCache
+from loopcfg.lsp.transport import BoundedInput, quiet_pygls_log
 from loopcfg.source.nodes import Span
 
 _LOG = logging.getLogger(__name__)
@@ -326,9 +328,20 @@ def ls_action(
     )
 
 
-def serve(openclaw: str | None = None) -> None:
-    """Run the server on standard input and output until the client says exit."""
-    build_server(openclaw, own_process=True).start_io()
+def serve(openclaw: str | None = None) -> str | None:
+    """Run the server on standard input and output until the client says exit (or stdin
+    ends); the problem that stopped it early, if one did."""
+    if sys.stdin is None:
+        return "standard input is closed"
+    quiet_pygls_log()
+    # The CLI holds the cyclic collector off for its short commands; a server runs for hours
+    # and its framework (asyncio futures, exceptions) makes cycles: collected again, outside
+    # the checks (`pausing`), and without the start-up's objects (`_prepare` freezes them).
+    gc.enable()
+    stdin = BoundedInput(sys.stdin.buffer)
+    # pygls reads only `readline()` and `read(n)` of it.
+    build_server(openclaw, own_process=True).start_io(stdin=cast(BinaryIO, stdin))
+    return stdin.refused
 
 
 __all__: list[Any] = ["LoopcfgServer", "build_server", "serve"]
