@@ -266,6 +266,9 @@ def _prepare_streams() -> str | None:
 def _flush_stdout() -> str | None:
     """Write what is buffered now, so a full disk is reported here and not by the interpreter's
     exit ("Exception ignored ..."); the reason it failed, if so."""
+    if sys.stdout.closed:
+        # Closed by the command itself: the language server's transport closes it on `exit`.
+        return None
     try:
         sys.stdout.flush()
     except (OSError, ValueError) as error:

@@ -27,4 +27,6 @@ def lsp_command(openclaw: str | None, stdio: bool) -> None:
     except ImportError:
         usage_exit("loopcfg lsp: error: the LSP needs pygls: pip install 'loopcfg[lsp]'")
     del stdio
-    serve(openclaw)
+    problem = serve(openclaw)
+    if problem is not None:
+        usage_exit(f"loopcfg lsp: error: {problem}")

@@ -17,8 +17,9 @@ import asyncio
 import gc
 import logging
 import os
+import sys
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import Any, BinaryIO, cast
 from urllib.parse import unquote, urlparse
 
 from lsprotocol import types
@@ -30,6 +31,9 @@ from loopcfg.collector import pausing
 from loopcfg.diagnostics import Diagnostic
 from loopcfg.lsp import analysis
 from loopcfg.lsp.incremental import ParseCache
+from loopcfg.lsp.positions import LineMap
+from loopcfg.lsp.transport import BoundedInput, quiet_pygls_log
+from loopcfg.source import format_for
 from loopcfg.source.nodes import Span
 
 _LOG = logging.getLogger(__name__)
@@ -152,13 +156,14 @@ class LoopcfgServer(LanguageServer):
             types.PublishDiagnosticsParams(uri=from_fs_path(real) or real, diagnostics=items)
         )
 
-    def lines_of(self, real: str, checked: analysis.Checked) -> list[str]:
+    def lines_of(self, real: str, checked: analysis.Checked) -> LineMap:
         """The lines of the text that `checked` read (the buffer may have changed since)."""
         document = checked.document_for(real)
-        text = document.text if document is not None else self.buffers().get(real, "")
-        return text.splitlines(keepends=True) or [""]
+        if document is not None:
+            return LineMap(document.text, document.format)
+        return LineMap(self.buffers().get(real, ""), format_for(real))
 
-    def to_lsp(self, diagnostic: Diagnostic, lines: list[str]) -> types.Diagnostic:
+    def to_lsp(self, diagnostic: Diagnostic, lines: LineMap) -> types.Diagnostic:
         message = diagnostic.message + (f" ({diagnostic.hint})" if diagnostic.hint else "")
         return types.Diagnostic(
             range=self.range_of(diagnostic.span, lines),
@@ -168,15 +173,14 @@ class LoopcfgServer(LanguageServer):
             source="loopcfg",
         )
 
-    def range_of(self, span: Span | None, lines: list[str]) -> types.Range:
+    def range_of(self, span: Span | None, lines: LineMap) -> types.Range:
         if span is None:
             return types.Range(start=_position(0, 0), end=_position(0, 0))
-        code_points = types.Range(
-            start=_position(span.line - 1, span.column - 1),
-            end=_position(span.end_line - 1, span.end_column - 1),
-        )
         codec = self.workspace.position_codec
-        return codec.range_to_client_units(lines, code_points)
+        return types.Range(
+            start=lines.to_client(span.line, span.column, codec),
+            end=lines.to_client(span.end_line, span.end_column, codec),
+        )
 
     # -- positions from the client ----------------------------------------------------------------
 
@@ -184,9 +188,9 @@ class LoopcfgServer(LanguageServer):
         """(real path, 1-based line, 1-based code-point column)."""
         real = _path(uri)
         document = self.workspace.get_text_document(uri)
-        lines = document.source.splitlines(keepends=True) or [""]
-        point = self.workspace.position_codec.position_from_client_units(lines, position)
-        return real, point.line + 1, point.character + 1
+        lines = LineMap(document.source, format_for(real))
+        line, column = lines.from_client(position, self.workspace.position_codec)
+        return real, line, column
 
     def checked_for(self, real: str) -> analysis.Checked | None:
         for top in self.tops_for(real):
@@ -309,8 +313,7 @@ def ls_action(
     changes: dict[str, list[types.TextEdit]] = {}
     for name, text in action.texts.items():
         real = os.path.realpath(name)
-        lines = ls.lines_of(real, checked)
-        whole = types.Range(start=_position(0, 0), end=_position(len(lines), 0))
+        whole = types.Range(start=_position(0, 0), end=ls.lines_of(real, checked).end())
         changes[from_fs_path(real) or real] = [types.TextEdit(range=whole, new_text=text)]
     diagnostics: list[types.Diagnostic] | None = None
     if action.diagnostic is not None:
@@ -326,9 +329,20 @@ def ls_action(
     )
 
 
-def serve(openclaw: str | None = None) -> None:
-    """Run the server on standard input and output until the client says exit."""
-    build_server(openclaw, own_process=True).start_io()
+def serve(openclaw: str | None = None) -> str | None:
+    """Run the server on standard input and output until the client says exit (or stdin
+    ends); the problem that stopped it early, if one did."""
+    if sys.stdin is None:
+        return "standard input is closed"
+    quiet_pygls_log()
+    # The CLI holds the cyclic collector off for its short commands; a server runs for hours
+    # and its framework (asyncio futures, exceptions) makes cycles: collected again, outside
+    # the checks (`pausing`), and without the start-up's objects (`_prepare` freezes them).
+    gc.enable()
+    stdin = BoundedInput(sys.stdin.buffer)
+    # pygls reads only `readline()` and `read(n)` of it.
+    build_server(openclaw, own_process=True).start_io(stdin=cast(BinaryIO, stdin))
+    return stdin.refused
 
 
 __all__: list[Any] = ["LoopcfgServer", "build_server", "serve"]

@@ -224,3 +224,34 @@ def test_migrate_is_offered_for_an_older_layout(tmp_path: Path) -> None:
         assert "historySize" not in new and "enabled: true" in new
 
     _run(test, tmp_path)
+
+
+def test_positions_follow_the_editors_lines_not_the_parsers(tmp_path: Path) -> None:
+    # JSON5 ends a line at a raw U+2028 (here inside a string), an editor does not; VT and FF
+    # end no line for either (Python's splitlines breaks at both). The finding is on the
+    # editor's line 3, after an emoji that takes two UTF-16 units.
+    text = (
+        '{\n  note: "a\u2028b\vc\fd",\n  /*😀*/ tools: { loopDetection: { enabled: "yes" } },\n}\n'
+    )
+    config = tmp_path / "openclaw.json5"
+    config.write_bytes(text.encode("utf-8"))
+
+    async def test(session: Session, folder: Path) -> None:
+        uri = from_fs_path(str(config.resolve())) or ""
+        item = types.TextDocumentItem(uri=uri, language_id="json5", version=1, text=text)
+        session.client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=item))
+        await session.until(lambda: "LC002" in session.codes(config))
+        [found] = [d for d in session.diagnostics[uri] if d.code == "LC002"]
+        column = text.split("\n")[2].index('"yes"') + 1  # +1: the emoji's second unit
+        assert found.range.start == _at(2, column)
+        assert found.range.end == _at(2, column + len('"yes"'))
+        # And back: hovering on the value finds the key there (the cursor's line is the
+        # editor's too).
+        hover = await session.client.text_document_hover_async(
+            types.HoverParams(
+                text_document=types.TextDocumentIdentifier(uri=uri), position=_at(2, column + 1)
+            )
+        )
+        assert hover is not None and "enabled" in str(hover.contents)
+
+    _run(test, tmp_path)

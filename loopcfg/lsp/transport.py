@@ -1,0 +1,63 @@
+"""The server's standard streams, bounded, and pygls' log in one line per record.
+
+pygls reads a header line with `readline()` and a body with `read(n)` for whatever length the
+client announced, and logs a message it cannot handle with its traceback. A broken or hostile
+client could so make the server hold an endless header line, or allocate a body of any size
+(`Content-Length: 99999999999` is a MemoryError), and tracebacks would land in the editor's
+log. Here a header line is read at most MAX_HEADER_LINE bytes at a time (a longer line is no
+header pygls knows, and is read past in pieces); a body over MAX_MESSAGE_BYTES ends the session
+with one line on stderr, since the stream cannot be followed past a body left unread; and each
+of pygls' log records is one line.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from typing import BinaryIO
+
+# A config is at most 2 MiB by default (validate's --max-bytes); a message carries it once,
+# JSON-escaped (up to 6 bytes per character), with room to spare.
+MAX_MESSAGE_BYTES = 64 << 20
+MAX_HEADER_LINE = 8 << 10
+
+
+class BoundedInput:
+    """Standard input as pygls reads it (`readline`, `read(n)`), within the limits above."""
+
+    def __init__(self, stream: BinaryIO) -> None:
+        self._stream = stream
+        self.refused: str | None = None
+
+    def readline(self) -> bytes:
+        return self._stream.readline(MAX_HEADER_LINE)
+
+    def read(self, size: int) -> bytes:
+        if not 0 <= size <= MAX_MESSAGE_BYTES:
+            self.refused = (
+                f"a message of {size} bytes is over the limit of {MAX_MESSAGE_BYTES} bytes;"
+                " the session ends"
+            )
+            return b""  # pygls ends its loop on an empty body
+        return self._stream.read(size)
+
+
+class _OneLine(logging.Formatter):
+    """`loopcfg lsp: LEVEL: message`, with an exception as `Type: text`, never its traceback."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        text = f"loopcfg lsp: {record.levelname.lower()}: {record.getMessage()}"
+        if record.exc_info and record.exc_info[1] is not None:
+            error = record.exc_info[1]
+            text += f": {type(error).__name__}: {error}"
+        return " ".join(text.split())  # one line, whatever the message holds
+
+
+def quiet_pygls_log() -> None:
+    """pygls' warnings and errors on stderr, one line each (its default: with tracebacks)."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(_OneLine())
+    log = logging.getLogger("pygls")
+    log.handlers[:] = [handler]
+    log.setLevel(logging.WARNING)
+    log.propagate = False
