@@ -34,7 +34,6 @@ from typing import TYPE_CHECKING, NamedTuple
 from loopcfg.collector import paused
 from loopcfg.diagnostics import Diagnostic, Related
 from loopcfg.keys import SETTINGS_BY_NAME
-from loopcfg.memo import movable, moved_diagnostics, unmoved
 from loopcfg.releases import Target
 from loopcfg.resolve import (
     GLOBAL_BLOCK,
@@ -52,10 +51,6 @@ if TYPE_CHECKING:
     from loopcfg.memo import SubtreeMemo
 
 __all__ = ["lint_config"]
-
-# Memoised results of agents that an edit moved by whole lines: moved, not made again (memo.py).
-movable("agent lints")(moved_diagnostics)
-movable("agent path")(unmoved)
 
 DETECTOR_FLAGS = ("detectors.genericRepeat", "detectors.knownPollNoProgress", "detectors.pingPong")
 # Settings that only matter while the rolling detectors run (`enabled` true), for LC103.

@@ -15,7 +15,7 @@ one written setting" (03). Plain-dict configs have no positions (all None).
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -27,7 +27,6 @@ from loopcfg.collector import paused
 from loopcfg.diagnostics import Diagnostic
 from loopcfg.keys import DEFAULT_LINE, SETTINGS
 from loopcfg.keys import settings_for as settings_of_line
-from loopcfg.memo import stands_in
 from loopcfg.releases import MAX_SAFE_INTEGER, Target, choose_target, line_settings
 from loopcfg.settings import EffectiveSettings, Origin, Source, settings_from_written
 from loopcfg.source.nodes import (
@@ -497,33 +496,6 @@ def _agent_scope(
     sources = {**global_sources, **own_sources}
     settings = _scope_settings(merged, sources, entry.id, True, line)
     return Scope(entry, written, merged, settings)
-
-
-# After an edit that moved agents by whole lines, their entries and scopes are made again
-# from the moved copies; they stand for the old ones, whose lint findings are then moved.
-@stands_in("list entry")
-@stands_in("keyed entry")
-def _same_entry(
-    new: AgentEntry | None, old: AgentEntry | None, original: Callable[[object], object]
-) -> Iterable[tuple[object, object]]:
-    return () if new is None or old is None else ((new, old),)
-
-
-@stands_in("global scope")
-def _same_global_scope(
-    new: tuple[Scope, object], old: tuple[Scope, object], original: Callable[[object], object]
-) -> Iterable[tuple[object, object]]:
-    return ((new[0], old[0]),)
-
-
-@stands_in("agent scope")
-def _same_agent_scope(
-    new: tuple[Scope, Scope, object],
-    old: tuple[Scope, Scope, object],
-    original: Callable[[object], object],
-) -> Iterable[tuple[object, object]]:
-    # Merged with the same global scope (or one standing for it), or it is not the same.
-    return ((new[1], old[1]),) if original(new[0]) is old[0] else ()
 
 
 def _memoised_agent_scope(

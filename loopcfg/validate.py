@@ -40,7 +40,6 @@ from loopcfg.keys import (
     group_keys,
     top_level_keys,
 )
-from loopcfg.memo import SpanMover, movable, moved_diagnostic, moved_diagnostics, unmoved
 from loopcfg.releases import (
     FEATURES_BY_NAME,
     FULL_KNOBS,
@@ -1253,31 +1252,6 @@ class _Rejected(NamedTuple):
     path: str
     related: Related | None  # how LC110 points at it when it is not the first
     start: tuple[int, int]  # where the span starts ((0, 0) without one), to sort by
-
-
-# Memoised results of blocks that an edit moved by whole lines: moved, not made again (memo.py).
-movable("order errors")(moved_diagnostics)
-movable("item valid")(unmoved)
-
-
-@movable("rejected keys")
-def _moved_rejected(found: list[_Rejected], move: SpanMover) -> list[_Rejected]:
-    out = []
-    for rejected in found:
-        if rejected.span is None:
-            out.append(rejected)
-            continue
-        span = move(rejected.span)
-        related = rejected.related
-        if related is not None:
-            related = Related(move(related.span), related.message)
-        out.append(rejected._replace(span=span, related=related, start=span.start()))
-    return out
-
-
-@movable("LC110")
-def _moved_lc110(found: Diagnostic | None, move: SpanMover) -> Diagnostic | None:
-    return None if found is None else moved_diagnostic(found, move)
 
 
 def _unknown_target_warning(

@@ -59,11 +59,7 @@ def check(
     if previous is not None and same_config and _same_input(previous.loaded, loaded):
         found = previous.diagnostics
     else:
-        # Values moved by lines added or removed: the memo finds them through their originals.
-        moved = (
-            parses.moved((name, d.format) for name, d in loaded.documents.items()) if parses else ()
-        )
-        memo.new_round(moved)
+        memo.new_round()
         options = CheckOptions(openclaw=openclaw)
         with unsaved_texts(buffers):
             found = sort_diagnostics(loaded_findings(loaded, options, memo=memo))

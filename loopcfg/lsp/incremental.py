@@ -23,9 +23,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections import OrderedDict
-from collections.abc import Iterable
 
-from loopcfg.memo import Aliases, LineMove
 from loopcfg.source import SourceError, fresh_parse
 from loopcfg.source.json5 import MAX_DEPTH
 from loopcfg.source.nodes import (
@@ -60,8 +58,6 @@ class ParseCache:
         # The line starts of each kept document's text, once asked: an edit patches them
         # instead of finding every line break of the file again.
         self.line_starts: dict[tuple[str, str], tuple[str, list[int]]] = {}
-        # What the last parse of each file moved by whole lines (None: nothing), for the memo.
-        self.moves: dict[tuple[str, str], LineMove | None] = {}
         self.reparsed = 0  # edits parsed only around the change (for tests and the bench)
         self.reused = 0  # texts found unchanged
 
@@ -70,7 +66,6 @@ class ParseCache:
         key = (file, format)
         old = self.documents.get(key)
         document: Document | None = None
-        self.moves[key] = None
         if old is not None and old.text == text:
             self.reused += 1
             document = old
@@ -80,7 +75,7 @@ class ParseCache:
             patched = _reparse(old, text, starts)
             if patched is not None:
                 self.reparsed += 1
-                document, starts, self.moves[key] = patched
+                document, starts = patched
                 self.line_starts[key] = (document.text, starts)
         if document is None:
             document = fresh_parse(text, file, format)
@@ -89,13 +84,7 @@ class ParseCache:
         while len(self.documents) > _KEPT_FILES:
             evicted, _ = self.documents.popitem(last=False)
             self.line_starts.pop(evicted, None)
-            self.moves.pop(evicted, None)
         return document
-
-    def moved(self, files: Iterable[tuple[str, str]]) -> tuple[LineMove, ...]:
-        """What the last parses of these (file, format)s moved by whole lines."""
-        found = (self.moves.get(key) for key in files)
-        return tuple(move for move in found if move is not None)
 
 
 # -- where the edit is ----------------------------------------------------------------------------
@@ -211,7 +200,7 @@ def reparse(old: Document, text: str) -> Document | None:
 
 def _reparse(
     old: Document, text: str, line_starts: list[int] | None
-) -> tuple[Document, list[int], LineMove | None] | None:
+) -> tuple[Document, list[int]] | None:
     """`reparse`, given the line starts of `old.text` if known, with those of `text`."""
     if old.text.startswith("\ufeff") or text.startswith("\ufeff"):
         return None  # a BOM shifts the first line's columns: not worth the care
@@ -223,11 +212,10 @@ def _reparse(
     chain = _path_to_edit(old.root, edit)
     for depth in range(len(chain) - 1, 0, -1):  # the root itself: a fresh parse is as fast
         if _ends_its_line(chain[depth], old.text, edit, line_starts):
-            replaced = _replace_value(old, text, chain[: depth + 1], edit, line_starts)
-            if replaced is None:
+            document = _replace_value(old, text, chain[: depth + 1], edit, line_starts)
+            if document is None:
                 return None
-            document, move = replaced
-            return document, _starts_after(line_starts, edit, text), move
+            return document, _starts_after(line_starts, edit, text)
     return None
 
 
@@ -247,7 +235,7 @@ def _starts_after(line_starts: list[int], edit: _Edit, text: str) -> list[int]:
 
 def _replace_value(
     old: Document, text: str, chain: list[Node], edit: _Edit, line_starts: list[int]
-) -> tuple[Document, LineMove | None] | None:
+) -> Document | None:
     target = chain[-1]
     span = target.span
     assert span is not None
@@ -264,19 +252,14 @@ def _replace_value(
         return None  # deep enough that the whole file's parse would refuse it
     place = _Placer(span.line, span.column)
     _settle(alone.root, target.path, place)
-    mover = _Mover(edit.lines)
-    root = _rebuilt(chain, alone.root, mover)
+    root = _rebuilt(chain, alone.root, edit.lines)
     inside = [Comment(comment.text, place(comment.span)) for comment in alone.comments]
     comments = _comments_around(old.comments, span, inside, edit.lines)
     # No key written twice before, none in the new value: none now (the value replaced keeps
     # its key), so LC107 need not look through the whole tree again.
     no_duplicates = old.duplicate_keys is False and alone.duplicate_keys is False
     duplicate_keys = False if no_duplicates else None
-    document = Document(old.file, text, root, comments, old.format, duplicate_keys=duplicate_keys)
-    if not edit.lines:
-        return document, None
-    # Every value after the re-parsed one, on the lines after its last one, moved.
-    return document, LineMove(old.file, span.end_line, edit.lines, mover.origins)
+    return Document(old.file, text, root, comments, old.format, duplicate_keys=duplicate_keys)
 
 
 _LINE_BREAK_TOKEN = re.compile("\r\n|[\n\r\u2028\u2029]")
@@ -344,12 +327,12 @@ def _placed(span: Span | None, place: _Placer) -> Span | None:
     return None if span is None else place(span)
 
 
-def _rebuilt(chain: list[Node], value: Node, mover: _Mover) -> Node:
+def _rebuilt(chain: list[Node], value: Node, lines: int) -> Node:
     """Copies of the containers on `chain` (root first) with its last node replaced by `value`
     and what follows it moved down by `lines`; the old tree is left as it was (an earlier
     check may still hold it). Unmoved values are shared, not copied."""
-    lines = mover.lines
     replacement = value
+    mover = _Mover(lines)  # one per edit: the moved places of one parse share one table
     for parent, child in zip(reversed(chain[:-1]), reversed(chain[1:]), strict=True):
         if isinstance(parent, ObjectNode):
             index = next(i for i, entry in enumerate(parent.entries) if entry.value is child)
@@ -408,14 +391,11 @@ class _MovedPositions(Positions):
 class _Mover:
     """Moves nodes `lines` down for one edit: copies whose places are moved lazily."""
 
-    __slots__ = ("lines", "origins", "positions")
+    __slots__ = ("lines", "positions")
 
     def __init__(self, lines: int) -> None:
         self.lines = lines
         self.positions: dict[int, tuple[Positions, _MovedPositions]] = {}
-        # Each copy (node or key) with what it was copied from: the memo finds the results
-        # of the originals through it.
-        self.origins: Aliases = {}
 
     def place(self, place: Span | Place | None) -> Span | Place | None:
         if not isinstance(place, tuple):
@@ -433,20 +413,14 @@ class _Mover:
     def node(self, node: Node) -> Node:
         """`node` as it is `lines` lines further down."""
         place = self.place(node.place)
-        copy: Node
         if isinstance(node, ScalarNode):
-            copy = ScalarNode(node.value, place, node.path, node.raw)
-        elif isinstance(node, ArrayNode):
-            copy = ArrayNode([self.node(item) for item in node.items], place, node.path)
-        else:
-            copy = ObjectNode([self.entry(e) for e in node.entries], place, node.path)
-        self.origins[id(copy)] = (copy, node)
-        return copy
+            return ScalarNode(node.value, place, node.path, node.raw)
+        if isinstance(node, ArrayNode):
+            return ArrayNode([self.node(item) for item in node.items], place, node.path)
+        return ObjectNode([self.entry(e) for e in node.entries], place, node.path)
 
     def entry(self, entry: Entry) -> Entry:
-        key = Key(entry.key.name, self.place(entry.key.place))
-        self.origins[id(key)] = (key, entry.key)
-        return Entry(key, self.node(entry.value))
+        return Entry(Key(entry.key.name, self.place(entry.key.place)), self.node(entry.value))
 
 
 def _moved(node: Node, lines: int, mover: _Mover | None = None) -> Node:
