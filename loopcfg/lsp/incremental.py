@@ -35,8 +35,6 @@ from loopcfg.source.nodes import (
     Key,
     Node,
     ObjectNode,
-    Place,
-    Positions,
     ScalarNode,
     Span,
 )
@@ -332,14 +330,13 @@ def _rebuilt(chain: list[Node], value: Node, lines: int) -> Node:
     and what follows it moved down by `lines`; the old tree is left as it was (an earlier
     check may still hold it). Unmoved values are shared, not copied."""
     replacement = value
-    mover = _Mover(lines)  # one per edit: the moved places of one parse share one table
     for parent, child in zip(reversed(chain[:-1]), reversed(chain[1:]), strict=True):
         if isinstance(parent, ObjectNode):
             index = next(i for i, entry in enumerate(parent.entries) if entry.value is child)
             entries = [
                 *parent.entries[:index],
                 Entry(parent.entries[index].key, replacement),
-                *(_moved_entry(entry, lines, mover) for entry in parent.entries[index + 1 :]),
+                *(_moved_entry(entry, lines) for entry in parent.entries[index + 1 :]),
             ]
             replacement = ObjectNode(entries, _end_moved(parent.span, lines), parent.path)
         else:
@@ -348,7 +345,7 @@ def _rebuilt(chain: list[Node], value: Node, lines: int) -> Node:
             items = [
                 *parent.items[:index],
                 replacement,
-                *(_moved(item, lines, mover) for item in parent.items[index + 1 :]),
+                *(_moved(item, lines) for item in parent.items[index + 1 :]),
             ]
             replacement = ArrayNode(items, _end_moved(parent.span, lines), parent.path)
     return replacement
@@ -367,73 +364,23 @@ def _end_moved(span: Span | None, lines: int) -> Span | None:
     return Span(span.file, span.line, span.column, span.end_line + lines, span.end_column)
 
 
-class _MovedPositions(Positions):
-    """The places of an earlier parse's tokens, `lines` further down: a moved copy keeps its
-    token's offsets in that parse's text and gets its Span only when one is read. (Making a
-    moved Span for every key and value after an Enter was half of the re-parse, and a check
-    reads few of them.) Only `span` is meant to be called."""
-
-    __slots__ = ("base", "lines")
-
-    def __init__(self, base: Positions, lines: int) -> None:
-        super().__init__(base.file, base.text, base.origin)
-        self.base = base
-        self.lines = lines
-
-    def span(self, start: int, end: int) -> Span:
-        span = self.base.span(start, end)
-        lines = self.lines
-        return Span(
-            span.file, span.line + lines, span.column, span.end_line + lines, span.end_column
-        )
-
-
-class _Mover:
-    """Moves nodes `lines` down for one edit: copies whose places are moved lazily."""
-
-    __slots__ = ("lines", "positions")
-
-    def __init__(self, lines: int) -> None:
-        self.lines = lines
-        self.positions: dict[int, tuple[Positions, _MovedPositions]] = {}
-
-    def place(self, place: Span | Place | None) -> Span | Place | None:
-        if not isinstance(place, tuple):
-            return _span_moved(place, self.lines)
-        positions, start, end = place
-        kept = self.positions.get(id(positions))
-        if kept is None:
-            if isinstance(positions, _MovedPositions):
-                moved = _MovedPositions(positions.base, positions.lines + self.lines)
-            else:
-                moved = _MovedPositions(positions, self.lines)
-            kept = self.positions[id(positions)] = (positions, moved)
-        return (kept[1], start, end)
-
-    def node(self, node: Node) -> Node:
-        """`node` as it is `lines` lines further down."""
-        place = self.place(node.place)
-        if isinstance(node, ScalarNode):
-            return ScalarNode(node.value, place, node.path, node.raw)
-        if isinstance(node, ArrayNode):
-            return ArrayNode([self.node(item) for item in node.items], place, node.path)
-        return ObjectNode([self.entry(e) for e in node.entries], place, node.path)
-
-    def entry(self, entry: Entry) -> Entry:
-        return Entry(Key(entry.key.name, self.place(entry.key.place)), self.node(entry.value))
-
-
-def _moved(node: Node, lines: int, mover: _Mover | None = None) -> Node:
+def _moved(node: Node, lines: int) -> Node:
     """`node` as it is `lines` lines further down (itself when it does not move)."""
     if not lines:
         return node
-    return (mover or _Mover(lines)).node(node)
+    span = _span_moved(node.span, lines)
+    if isinstance(node, ScalarNode):
+        return ScalarNode(node.value, span, node.path, node.raw)
+    if isinstance(node, ArrayNode):
+        return ArrayNode([_moved(item, lines) for item in node.items], span, node.path)
+    return ObjectNode([_moved_entry(e, lines) for e in node.entries], span, node.path)
 
 
-def _moved_entry(entry: Entry, lines: int, mover: _Mover | None = None) -> Entry:
+def _moved_entry(entry: Entry, lines: int) -> Entry:
     if not lines:
         return entry
-    return (mover or _Mover(lines)).entry(entry)
+    key = Key(entry.key.name, _span_moved(entry.key.span, lines))
+    return Entry(key, _moved(entry.value, lines))
 
 
 def _comments_around(
