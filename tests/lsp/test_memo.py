@@ -334,3 +334,16 @@ def test_the_memo_keeps_what_the_last_checks_used(tmp_path: Path) -> None:
         checked = analysis.check(str(top), {str(top): render(model)}, None, cache, checked)
         sizes.append(len(checked.memo))
     assert max(sizes[30:]) <= max(sizes[:5]) + 5
+
+
+def test_an_enter_above_the_blocks_moves_the_findings_of_every_block(tmp_path: Path) -> None:
+    # An Enter in the line before the global block: the global block and every agent are
+    # moved copies, and a finding's message names a place ("historySize 12 (global at
+    # file:6:7)"): what a memo that moves kept findings by the lines must word again.
+    model = apply(_base(entries=False), ("agent", 1, "criticalThreshold", "20"))  # LC102
+    edited = apply(model, ("enter", 1, 0))  # `gateway: { port: 8080 },`, after its "{ "
+    assert render(edited).count("\n") == render(model).count("\n") + 1
+    top = tmp_path / "openclaw.json5"
+    after, _ = _checked_twice(render(model), render(edited), tmp_path)
+    messages = [d.message for d in after.diagnostics]
+    assert any(f"{top}:" in message for message in messages)  # a place named in a message
