@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from collections.abc import Sequence
 
 from lsprotocol import types
-from pygls.workspace import PositionCodec
+from pygls.workspace import PositionCodec, TextDocument, Workspace
 
 _CLIENT_BREAKS = re.compile("\r\n|[\n\r]")
 _JSON5_BREAKS = re.compile("\r\n|[\n\r\u2028\u2029]")
@@ -26,6 +27,13 @@ def _starts(text: str, breaks: re.Pattern[str], origin: int) -> list[int]:
     starts = [origin]
     starts.extend(match.end() for match in breaks.finditer(text, origin))
     return starts
+
+
+def client_lines(text: str) -> list[str]:
+    """The text's lines as an LSP client has them, each with its line break."""
+    starts = _starts(text, _CLIENT_BREAKS, 0)
+    ends = [*starts[1:], len(text)]
+    return [text[a:b] for a, b in zip(starts, ends, strict=True)]
 
 
 class LineMap:
@@ -85,3 +93,29 @@ class LineMap:
     def end(self) -> types.Position:
         """Past the last character: a range from (0, 0) to here replaces the whole text."""
         return types.Position(line=len(self._client), character=0)
+
+
+class _EditorLinesDocument(TextDocument):
+    """pygls' open document with the editor's lines. pygls splits with `str.splitlines`, so a
+    ranged change after a VT, FF, U+0085 or U+2028 was applied lines too low: the server's
+    copy of the buffer went wrong, and a code action (which rewrites it whole) with it."""
+
+    @property
+    def lines(self) -> Sequence[str]:
+        return client_lines(self.source)
+
+
+class EditorLinesWorkspace(Workspace):
+    """A workspace whose open documents are `_EditorLinesDocument`s (swapped in for the one
+    pygls makes at `initialize`, before any document is opened)."""
+
+    def _create_text_document(
+        self,
+        doc_uri: str,
+        source: str | None = None,
+        version: int | None = None,
+        language_id: str | None = None,
+    ) -> TextDocument:
+        document = super()._create_text_document(doc_uri, source, version, language_id)
+        document.__class__ = _EditorLinesDocument  # adds no state: only how lines are split
+        return document

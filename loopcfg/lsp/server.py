@@ -31,7 +31,7 @@ from loopcfg.collector import pausing
 from loopcfg.diagnostics import Diagnostic
 from loopcfg.lsp import analysis
 from loopcfg.lsp.incremental import ParseCache
-from loopcfg.lsp.positions import LineMap
+from loopcfg.lsp.positions import EditorLinesWorkspace, LineMap
 from loopcfg.lsp.transport import BoundedInput, quiet_pygls_log
 from loopcfg.source import format_for
 from loopcfg.source.nodes import Span
@@ -217,6 +217,11 @@ def _prepare(checked: analysis.Checked, openclaw: str | None, own_process: bool)
 
 def build_server(openclaw: str | None = None, *, own_process: bool = False) -> LoopcfgServer:
     server = LoopcfgServer(openclaw, own_process=own_process)
+
+    @server.feature(types.INITIALIZE)
+    def initialize(ls: LoopcfgServer, params: types.InitializeParams) -> None:
+        # pygls made the workspace just now; documents are opened in it only after this.
+        ls.workspace.__class__ = EditorLinesWorkspace
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: LoopcfgServer, params: types.DidOpenTextDocumentParams) -> None:

@@ -90,11 +90,12 @@ async def _stop(session: Session) -> None:
     await session.client.stop()
 
 
-def _open(session: Session, path: Path, version: int = 1) -> str:
+def _open(session: Session, path: Path, text: str | None = None) -> str:
+    """Open `path` with `text` (default: the file as Python reads it, newlines translated)."""
     uri = from_fs_path(str(path.resolve())) or ""
-    item = types.TextDocumentItem(
-        uri=uri, language_id="json5", version=version, text=path.read_text(encoding="utf-8")
-    )
+    if text is None:
+        text = path.read_text(encoding="utf-8")
+    item = types.TextDocumentItem(uri=uri, language_id="json5", version=1, text=text)
     session.client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=item))
     return uri
 
@@ -237,9 +238,7 @@ def test_positions_follow_the_editors_lines_not_the_parsers(tmp_path: Path) -> N
     config.write_bytes(text.encode("utf-8"))
 
     async def test(session: Session, folder: Path) -> None:
-        uri = from_fs_path(str(config.resolve())) or ""
-        item = types.TextDocumentItem(uri=uri, language_id="json5", version=1, text=text)
-        session.client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=item))
+        uri = _open(session, config, text)
         await session.until(lambda: "LC002" in session.codes(config))
         [found] = [d for d in session.diagnostics[uri] if d.code == "LC002"]
         column = text.split("\n")[2].index('"yes"') + 1  # +1: the emoji's second unit
@@ -253,5 +252,32 @@ def test_positions_follow_the_editors_lines_not_the_parsers(tmp_path: Path) -> N
             )
         )
         assert hover is not None and "enabled" in str(hover.contents)
+
+    _run(test, tmp_path)
+
+
+def test_a_ranged_edit_after_a_form_feed_lands_where_the_editor_made_it(tmp_path: Path) -> None:
+    # pygls applies a ranged change by str.splitlines' lines, which a FF or U+2028 splits:
+    # the server's copy of the buffer would go wrong (and a quick fix rewrite the file from it).
+    text = '{\n  note: "a\fb\u2028c",\n  tools: { loopDetection: { enabled: "yes" } },\n}\n'
+    config = tmp_path / "openclaw.json5"
+    config.write_bytes(text.encode("utf-8"))
+
+    async def test(session: Session, folder: Path) -> None:
+        uri = _open(session, config, text)
+        await session.until(lambda: session.codes(config) == ["LC002"])
+        column = text.split("\n")[2].index('"yes"')
+        session.client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+                content_changes=[
+                    types.TextDocumentContentChangePartial(
+                        range=types.Range(start=_at(2, column), end=_at(2, column + 5)),
+                        text="true",
+                    )
+                ],
+            )
+        )
+        await session.until(lambda: session.codes(config) == [])
 
     _run(test, tmp_path)
