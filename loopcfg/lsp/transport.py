@@ -13,6 +13,7 @@ of pygls' log records is one line.
 from __future__ import annotations
 
 import logging
+import re
 import sys
 from typing import BinaryIO
 
@@ -22,31 +23,54 @@ MAX_MESSAGE_BYTES = 64 << 20
 MAX_HEADER_LINE = 8 << 10
 
 
+# The header pygls reads a body's length from, with more digits than any allowed length has
+# (pygls would hand them all to int(), which refuses more than 4,300).
+_LONG_LENGTH = re.compile(rb"Content-Length: (\d{20,})\r\n")
+# What a piece of a header line too long to be read whole is handed on as: no header pygls
+# knows, and not the blank line that ends the headers.
+_REST_OF_A_LONG_LINE = b"-"
+
+
 class BoundedInput:
     """Standard input as pygls reads it (`readline`, `read(n)`), within the limits above."""
 
     def __init__(self, stream: BinaryIO) -> None:
         self._stream = stream
         self.refused: str | None = None
+        self._within_a_line = False  # the last piece read did not end its line
 
     def readline(self) -> bytes:
-        return self._stream.readline(MAX_HEADER_LINE)
+        line = self._stream.readline(MAX_HEADER_LINE)
+        continued, self._within_a_line = self._within_a_line, not line.endswith(b"\n")
+        if continued and line:
+            # Its end may look like a header (`...Content-Length: 2`): it is not one.
+            return _REST_OF_A_LONG_LINE
+        if _LONG_LENGTH.fullmatch(line):
+            return self._refuse("a message announced with a length of more than 19 digits")
+        return line
 
     def read(self, size: int) -> bytes:
         if not 0 <= size <= MAX_MESSAGE_BYTES:
-            self.refused = (
-                f"a message of {size} bytes is over the limit of {MAX_MESSAGE_BYTES} bytes;"
-                " the session ends"
-            )
-            return b""  # pygls ends its loop on an empty body
+            return self._refuse(f"a message of {size} bytes")
         return self._stream.read(size)
+
+    def _refuse(self, what: str) -> bytes:
+        self.refused = f"{what} is over the limit of {MAX_MESSAGE_BYTES} bytes; the session ends"
+        return b""  # pygls ends its loop on an empty header line or body
+
+
+_TRACEBACK = "Traceback (most recent call last):"
 
 
 class _OneLine(logging.Formatter):
     """`loopcfg lsp: LEVEL: message`, with an exception as `Type: text`, never its traceback."""
 
     def format(self, record: logging.LogRecord) -> str:
-        text = f"loopcfg lsp: {record.levelname.lower()}: {record.getMessage()}"
+        message, marker, trace = record.getMessage().partition(_TRACEBACK)
+        if marker:  # pygls sometimes writes the traceback into the message itself
+            last = [line.strip() for line in trace.splitlines() if line.strip()]
+            message = message.rstrip() + (f": {last[-1]}" if last else "")
+        text = f"loopcfg lsp: {record.levelname.lower()}: {message}"
         if record.exc_info and record.exc_info[1] is not None:
             error = record.exc_info[1]
             text += f": {type(error).__name__}: {error}"

@@ -134,3 +134,31 @@ def test_the_server_runs_with_the_cyclic_collector_on(tmp_path: Path) -> None:
         check=True,
     )
     assert done.stderr.decode().splitlines()[-1] == "True"
+
+
+def test_a_length_with_thousands_of_digits_ends_the_session_exit_2(tmp_path: Path) -> None:
+    # pygls would give all the digits to int(), which refuses more than 4,300.
+    code, stderr, _peak = _lsp(b"Content-Length: " + b"9" * 5000 + b"\r\n\r\n{}", tmp_path)
+    assert code == 2
+    assert stderr == (
+        "loopcfg lsp: error: a message announced with a length of more than 19 digits is over "
+        f"the limit of {MAX_MESSAGE_BYTES} bytes; the session ends\n"
+    )
+
+
+def test_the_end_of_a_header_line_too_long_to_read_is_not_a_header(tmp_path: Path) -> None:
+    # Read 8 KiB at a time, the junk line's last piece would read "Content-Length: 2".
+    junk = b"X-Junk: " + b"a" * 8184 + b"Content-Length: 2\r\n\r\n{}"
+    code, stderr, _peak = _lsp(junk, tmp_path)
+    assert (code, stderr) == (0, "")  # nothing was taken for a message
+
+
+def test_a_traceback_pygls_writes_into_its_message_is_cut_to_its_last_line(
+    tmp_path: Path,
+) -> None:
+    _code, stderr, _peak = _lsp(_message(b'{"jsonrpc":"2.0","id":1,"method":5}'), tmp_path)
+    assert "Traceback" not in stderr and "File " not in stderr
+    assert stderr.splitlines()[0].startswith(
+        "loopcfg lsp: error: Unable to deserialize message: TypeError: "
+    )
+    assert all(line.startswith("loopcfg lsp: ") for line in stderr.splitlines())
