@@ -174,11 +174,11 @@ def loads(text: str | bytes) -> Any:
     """`json.loads`'s value, where a line nested deeper than Python's parser can go is a
     ValueError too (a RecursionError would otherwise lose the whole file, not just that line).
 
-    orjson parses first: 2-3 times as fast on the long lines of tool output. For every line it
-    accepts it gives the value `json.loads` gives, but for integers beyond 64 bits, which it
-    reads as floats, as JavaScript (which wrote the transcript) reads every number: their
-    canonical JSON, and so every hash, is the same either way (`hashing` renders numbers as
-    JavaScript does); only `--show-args` shows such a number as a float. What it refuses and
+    orjson parses first: 2-3 times as fast on the long lines of tool output. It reads an
+    integer beyond 64 bits as a float, as JavaScript (which wrote the transcript) reads every
+    number; `json.loads` is made to do the same (`_integer`), so a value does not depend on
+    which parser read its line (`--show-args` shows it alike whatever the line's length), and
+    its canonical JSON, so every hash, is the same either way. What orjson refuses and
     `json.loads` takes (NaN, Infinity, nesting beyond 1024 levels) or refuses too goes to
     `json.loads`, so error messages stay stdlib's. Lines
     longer than ORJSON_MAX_CHARS go straight to `json.loads`: orjson's peak memory is about
@@ -189,7 +189,7 @@ def loads(text: str | bytes) -> Any:
         except ValueError:
             pass
     try:
-        return json.loads(text)
+        return json.loads(text, parse_int=_integer)
     except RecursionError:
         raise ValueError("nested too deeply to parse") from None
     except ValueError as error:
@@ -202,6 +202,20 @@ def loads(text: str | bytes) -> Any:
 # 128 KiB: at most ~1.7 MB for a moment (13x), and it takes in 18 of the corpus's 22 lines past
 # 64 KiB (tool output; 21% of its bytes), which orjson parses 2.4 times as fast.
 ORJSON_MAX_CHARS = 128 << 10
+# The integers orjson keeps exact; it reads any other as a float (if finite).
+_ORJSON_INTEGERS = range(-(1 << 63), 1 << 64)
+
+
+def _integer(text: str) -> int | float:
+    """An integer as orjson reads it: exact within 64 bits, else the nearest double, unless
+    that is infinite (orjson refuses the line then, and `json.loads` keeps it exact)."""
+    value = int(text)  # more than 4,300 digits: ValueError, worded by `loads`
+    if value in _ORJSON_INTEGERS:
+        return value
+    try:
+        return float(value)
+    except OverflowError:
+        return value
 
 
 def _no_orjson(text: str | bytes) -> Any:

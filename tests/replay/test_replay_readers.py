@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from loopcfg.replay.events import (
@@ -317,3 +317,20 @@ def test_an_integer_past_64_bits_hashes_as_stdlib_reads_it(number: int) -> None:
     line = json.dumps({"n": number})
     assert canonical_json(loads(line)) == canonical_json(json.loads(line))
     assert digest(loads(line)) == digest(json.loads(line))
+
+
+@given(st.integers(min_value=-(10**400), max_value=10**400))
+@example(2**64)
+@example(-(10**30))
+@example(10**400)
+def test_an_integer_reads_the_same_whatever_the_lines_length(number: int) -> None:
+    """orjson takes lines up to ORJSON_MAX_CHARS, `json.loads` longer ones: both read an
+    integer alike (exact within 64 bits, else the nearest double when finite), so what
+    `--show-args` shows does not depend on the line's length."""
+    import json
+
+    from loopcfg.replay.lines import ORJSON_MAX_CHARS, loads
+
+    short = loads(json.dumps({"n": number}))["n"]
+    long = loads(json.dumps({"n": number, "pad": "x" * ORJSON_MAX_CHARS}))["n"]
+    assert (type(short), short) == (type(long), long)
