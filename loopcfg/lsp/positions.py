@@ -18,22 +18,24 @@ from collections.abc import Sequence
 from lsprotocol import types
 from pygls.workspace import PositionCodec, TextDocument, Workspace
 
+from loopcfg.source.nodes import Positions
+
 _CLIENT_BREAKS = re.compile("\r\n|[\n\r]")
-_JSON5_BREAKS = re.compile("\r\n|[\n\r\u2028\u2029]")
 _BOM = "\ufeff"
 
 
-def _starts(text: str, breaks: re.Pattern[str], origin: int) -> list[int]:
-    starts = [origin]
-    starts.extend(match.end() for match in breaks.finditer(text, origin))
-    return starts
+def _client_starts(text: str) -> list[int]:
+    return [0, *(match.end() for match in _CLIENT_BREAKS.finditer(text))]
+
+
+def _lines_at(text: str, starts: list[int]) -> list[str]:
+    ends = [*starts[1:], len(text)]
+    return [text[a:b] for a, b in zip(starts, ends, strict=True)]
 
 
 def client_lines(text: str) -> list[str]:
     """The text's lines as an LSP client has them, each with its line break."""
-    starts = _starts(text, _CLIENT_BREAKS, 0)
-    ends = [*starts[1:], len(text)]
-    return [text[a:b] for a, b in zip(starts, ends, strict=True)]
+    return _lines_at(text, _client_starts(text))
 
 
 class LineMap:
@@ -43,21 +45,22 @@ class LineMap:
 
     def __init__(self, text: str, format: str) -> None:
         self.text = text
-        self._client = _starts(text, _CLIENT_BREAKS, 0)
+        self._client = _client_starts(text)
         self._client_lines: list[str] | None = None
         self._bom_blind = format == "yaml" and _BOM in text
         if format == "yaml":
             self._parser = self._client
         else:
-            # A leading byte order mark is not part of line 1, column 1 (nodes.Positions).
-            self._parser = _starts(text, _JSON5_BREAKS, 1 if text.startswith(_BOM) else 0)
+            # The JSON5 parser's own line starts; a leading byte order mark is not part of
+            # line 1, column 1 (source/json5.py).
+            origin = 1 if text.startswith(_BOM) else 0
+            self._parser = Positions("", text, origin).line_starts()
 
     @property
     def client_lines(self) -> list[str]:
         """The text's lines as the client has them, each with its line break."""
         if self._client_lines is None:
-            ends = [*self._client[1:], len(self.text)]
-            self._client_lines = [self.text[a:b] for a, b in zip(self._client, ends, strict=True)]
+            self._client_lines = _lines_at(self.text, self._client)
         return self._client_lines
 
     def offset(self, line: int, column: int) -> int:
