@@ -24,27 +24,12 @@ _P = ParamSpec("_P")
 _R = TypeVar("_R")
 
 
-def paused(function: Callable[_P, _R]) -> Callable[_P, _R]:
-    """Run `function` with the cyclic collector off, then put it back as it was."""
-
-    @functools.wraps(function)
-    def without_collector(*args: _P.args, **kwargs: _P.kwargs) -> _R:
-        if not gc.isenabled():
-            return function(*args, **kwargs)
-        gc.disable()
-        try:
-            return function(*args, **kwargs)
-        finally:
-            gc.enable()
-
-    return without_collector
-
-
 @contextmanager
 def pausing() -> Iterator[None]:
-    """`paused` for a block of code: the language server holds the collector off from a
-    change to its diagnostics being written, so that the collection the check's objects call
-    for happens after them (on the next allocation), not between the check and the reply."""
+    """The collector off for a block of code, then put back as it was (`paused` for a
+    function). The language server holds it off from a change to its diagnostics being
+    written, so that the collection the check's objects call for happens after them (on the
+    next allocation), not between the check and the reply."""
     if not gc.isenabled():
         yield
         return
@@ -53,3 +38,14 @@ def pausing() -> Iterator[None]:
         yield
     finally:
         gc.enable()
+
+
+def paused(function: Callable[_P, _R]) -> Callable[_P, _R]:
+    """Run `function` with the cyclic collector off, then put it back as it was."""
+
+    @functools.wraps(function)
+    def without_collector(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        with pausing():
+            return function(*args, **kwargs)
+
+    return without_collector
