@@ -49,11 +49,9 @@ class SpoolError(Exception):
 def spool_folder() -> str:
     """Where SQLite puts the spool's temporary file on Unix: $SQLITE_TMPDIR, $TMPDIR, then the
     first writable of /var/tmp, /usr/tmp, /tmp, the working directory."""
-    for folder in (os.environ.get("SQLITE_TMPDIR"), os.environ.get("TMPDIR")):
+    named = (os.environ.get("SQLITE_TMPDIR"), os.environ.get("TMPDIR"))
+    for folder in (*named, "/var/tmp", "/usr/tmp", "/tmp"):
         if folder and os.path.isdir(folder) and os.access(folder, os.W_OK | os.X_OK):
-            return folder
-    for folder in ("/var/tmp", "/usr/tmp", "/tmp"):
-        if os.path.isdir(folder) and os.access(folder, os.W_OK | os.X_OK):
             return folder
     return "."
 
