@@ -67,27 +67,15 @@ DEFAULT_MAX_LINE_BYTES = 64 << 20
 _SKIP_CHUNK = 256 << 10
 
 
-class LongLine(bytes):
-    """Stands for a line longer than the limit, skipped unread; its value is empty, so a
-    reader that does not know it sees a blank line (skipped too)."""
-
-    length: int
-
-    def __new__(cls, length: int) -> LongLine:
-        line = super().__new__(cls, b"")
-        line.length = length
-        return line
-
-
 def numbered(
     stream: BinaryIO,
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
     on_long: Callable[[int, int], None] | None = None,
 ) -> NumberedLines:
     """The lines of `stream`, numbered from 1. A line longer than `max_line_bytes` is never
-    held whole: it becomes a `LongLine` (the rest of it is read in chunks and dropped), so a
-    file without newlines costs one chunk of memory, not its size; `on_long(number, length)`
-    is told of each (`LongLines.note`)."""
+    held whole: it is handed on empty, so readers skip it as a blank line (the rest of it is
+    read in chunks and dropped), and a file without newlines costs one chunk of memory, not
+    its size; `on_long(number, length)` is told of each (`LongLines.note`)."""
     number = 0
     readline = stream.readline
     limit = max_line_bytes + 1
@@ -100,7 +88,7 @@ def numbered(
             length = len(line) + _skip_rest(stream)
             if on_long is not None:
                 on_long(number, length)
-            yield number, LongLine(length)
+            yield number, b""
         else:
             yield number, line
 

@@ -491,7 +491,8 @@ class _Replayer:
 
     def handle(self, event: Event) -> None:
         self.result.readable += 1
-        # Calls and outcomes are nearly every event: one lookup, not a chain of isinstance.
+        # Calls and outcomes are nearly every event: one lookup, not a chain of isinstance
+        # (events are plain dataclasses, never subclassed).
         kind = type(event)
         if kind is Call:
             self.call(cast(Call, event))
@@ -502,14 +503,11 @@ class _Replayer:
             self.handle_other(event)
 
     def handle_other(self, event: Event) -> None:
-        if isinstance(event, Call):
-            self.call(event)
-        elif isinstance(event, Batch):
+        """Every event but a Call or an Outcome (`handle` takes those)."""
+        if isinstance(event, Batch):
             from loopcfg.replay.batches import replay_batch
 
             replay_batch(self, event)
-        elif isinstance(event, Outcome):
-            self.outcome(self.session(event.session), event, inline=False)
         elif isinstance(event, Compaction):
             self.compaction(event)
         elif isinstance(event, ConfigSwitch):
