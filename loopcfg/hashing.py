@@ -11,7 +11,7 @@ import traceback
 from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
+from typing import Any, overload
 
 _MAX_SAFE = 2**53
 _sha256 = hashlib.sha256  # a global lookup, not two attribute loads, per hash
@@ -669,6 +669,112 @@ E65_RULES = OutcomeRules()
 CONVERSATION_SEND_TOOLS = frozenset({"conversations_send", "conversations_turn"})
 
 
+# -- outcome hashes taken when first compared (replay) -------------------------------------------
+
+
+class DigestBudget:
+    """How much deferred outcome values may hold together (`DeferredDigest`): their weight
+    (characters of their strings and keys plus DEFERRED_ENTRY_WEIGHT per entry) taken out
+    while a value is held and put back when it is digested or its record leaves history."""
+
+    __slots__ = ("left",)
+
+    def __init__(self, weight: int) -> None:
+        self.left = weight
+
+
+# A dict entry's own memory (key and value slots, the value object) in characters' worth.
+DEFERRED_ENTRY_WEIGHT = 64
+# No single deferred value weighs more: a larger one is digested at once.
+DEFERRED_MAX_WEIGHT = 16_384
+
+
+class DeferredDigest:
+    """digest() of an outcome's shape, taken when first asked for (`text`).
+
+    The engine only ever compares an outcome hash with the hashes of earlier outcomes of the
+    same signature (and prints one in a verdict's warning key); a replayed transcript's calls
+    nearly all have a signature seen once, so most of their outcomes are never compared, and
+    are never digested. Equal to a `str` (and to another DeferredDigest) exactly when its text
+    is, and hashes as its text: it stands in for the text wherever the history compares it.
+
+    Only for values nobody changes after they are recorded (replay's parsed lines: the
+    engine's generic API keeps digesting at once, as a host may reuse its result object).
+    The value is held until it is digested; its weight is owed to `budget` until then, or
+    until `release` (its record left history: the value is usually freed with it)."""
+
+    __slots__ = ("_budget", "_hash_of", "_text", "_value", "_weight")
+
+    def __init__(
+        self, hash_of: Callable[[Any], str], value: Any, weight: int, budget: DigestBudget
+    ) -> None:
+        self._hash_of = hash_of
+        self._value = value
+        self._weight = weight
+        self._budget: DigestBudget | None = budget
+        self._text: str | None = None
+
+    def text(self) -> str:
+        text = self._text
+        if text is None:
+            text = self._text = self._hash_of(self._value)
+            self._value = None
+            self.release()
+        return text
+
+    def release(self) -> None:
+        """Give the value's weight back to the budget (once)."""
+        budget = self._budget
+        if budget is not None:
+            budget.left += self._weight
+            self._budget = None
+
+    def __eq__(self, other: object) -> bool:
+        if other is self:
+            return True
+        if isinstance(other, DeferredDigest):
+            return self.text() == other.text()
+        if isinstance(other, str):
+            return self.text() == other
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self.text())
+
+    def __str__(self) -> str:
+        return self.text()
+
+    def __repr__(self) -> str:
+        state = "pending" if self._text is None else self._text
+        return f"DeferredDigest({state})"
+
+
+ResultHash = str | DeferredDigest
+
+
+def hash_text(value: ResultHash | None) -> str | None:
+    """The hex text of an outcome hash that may be deferred (digested now if it was)."""
+    return value if value is None or type(value) is str else str(value)
+
+
+def _flat_weight(details: dict[Any, Any], text: str, limit: int) -> int:
+    """The weight (`DigestBudget`) of `{"details": details, "text": text}` when `details` is
+    flat (string keys, leaf values) and it weighs at most `limit`, else -1."""
+    weight = len(text) + DEFERRED_ENTRY_WEIGHT * (2 + len(details))
+    for key, item in details.items():
+        if type(key) is not str:
+            return -1
+        kind = type(item)
+        if kind is str:
+            weight += len(key) + len(item)
+        elif kind is int or kind is bool or kind is float or item is None:
+            weight += len(key)
+        else:
+            return -1
+    return weight if weight <= limit else -1
+
+
+@overload
 def outcome_hash(
     tool: str,
     args: Any,
@@ -677,8 +783,37 @@ def outcome_hash(
     *,
     send_tools: Collection[str] = (),
     rules: OutcomeRules = E65_RULES,
-) -> tuple[str | None, str | None]:
-    """(resultHash, unknownTool) of one outcome; resultHash None means nothing is recorded."""
+    defer: None = None,
+) -> tuple[str | None, str | None]: ...
+
+
+@overload
+def outcome_hash(
+    tool: str,
+    args: Any,
+    result: Any = NO_RESULT,
+    error: Any = None,
+    *,
+    send_tools: Collection[str] = (),
+    rules: OutcomeRules = E65_RULES,
+    defer: DigestBudget,
+) -> tuple[ResultHash | None, str | None]: ...
+
+
+def outcome_hash(
+    tool: str,
+    args: Any,
+    result: Any = NO_RESULT,
+    error: Any = None,
+    *,
+    send_tools: Collection[str] = (),
+    rules: OutcomeRules = E65_RULES,
+    defer: DigestBudget | None = None,
+) -> tuple[ResultHash | None, str | None]:
+    """(resultHash, unknownTool) of one outcome; resultHash None means nothing is recorded.
+
+    With `defer`, the generic shape of a result with flat details (nearly every result) that
+    fits the budget comes as a DeferredDigest of it; every other outcome is digested now."""
     hash_of = legacy_digest if rules.legacy_json else digest
     if error is not None:
         message = error_message(error)
@@ -708,6 +843,11 @@ def outcome_hash(
         or (rules.conversations_send and tool in CONVERSATION_SEND_TOOLS)
     ):
         return hash_of(strip_volatile(details)), None
+    if defer is not None:
+        weight = _flat_weight(details, text, DEFERRED_MAX_WEIGHT)
+        if 0 <= weight <= defer.left:
+            defer.left -= weight
+            return DeferredDigest(hash_of, {"details": details, "text": text}, weight, defer), None
     return hash_of({"details": details, "text": text}), None
 
 

@@ -28,6 +28,8 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterator
 
+from loopcfg.hashing import DeferredDigest, ResultHash, hash_text
+
 
 class Block:
     """A union-find node: consecutive records with one (tool, unknownTool) key."""
@@ -87,7 +89,7 @@ class Record:
         args_hash: str,
         run_id: str | None,
         call_id: str | None = None,
-        result_hash: str | None = None,
+        result_hash: ResultHash | None = None,
         unknown_tool: str | None = None,
     ) -> None:
         self.tool = tool
@@ -111,7 +113,7 @@ class Record:
     def __repr__(self) -> str:
         return (
             f"Record({self.tool!r}, {self.args_hash[-8:]!r}, run={self.run_id!r}, "
-            f"call={self.call_id!r}, result={(self.result_hash or '')[-8:]!r})"
+            f"call={self.call_id!r}, result={(hash_text(self.result_hash) or '')[-8:]!r})"
         )
 
 
@@ -132,7 +134,8 @@ class SigState:
     def __init__(self) -> None:
         self.count = 0
         self.hashed = 0
-        self.latest: str | None = None
+        # The outcome hash of the last block (a DeferredDigest is digested when compared).
+        self.latest: ResultHash | None = None
         self.streak = 0
         self.newest_hashed_seq = -1
         self.newest: Record | None = None
@@ -204,7 +207,7 @@ class History:
     def snapshot(self) -> tuple[int, list[RecordFields]]:
         """The size and the live records, oldest first, as plain tuples (picklable, no links)."""
         return self.size, [
-            (r.tool, r.args_hash, r.run_id, r.call_id, r.result_hash, r.unknown_tool)
+            (r.tool, r.args_hash, r.run_id, r.call_id, hash_text(r.result_hash), r.unknown_tool)
             for r in self.records
             if not r.removed
         ]
@@ -214,6 +217,8 @@ class History:
         other), so a history dropped from memory is freed at once rather than by the next full
         garbage collection; replay drops one per spooled session. The history is empty after."""
         for record in self.records:
+            if type(record.result_hash) is DeferredDigest:
+                record.result_hash.release()
             block = record.block
             if block is not None:
                 block.root().parent = _UNLINKED
@@ -286,7 +291,7 @@ class History:
         while self.live > self.size:
             self._evict()
 
-    def attach(self, record: Record, result_hash: str, unknown_tool: str | None) -> None:
+    def attach(self, record: Record, result_hash: ResultHash, unknown_tool: str | None) -> None:
         """Give a pending record its outcome (04 §4.2)."""
         record.result_hash, record.unknown_tool = result_hash, unknown_tool
         sig = record.sig
@@ -308,10 +313,12 @@ class History:
                     _union(neighbour.block, block)
 
     @staticmethod
-    def _hashed_newest(sig: SigState, record: Record, result_hash: str) -> None:
+    def _hashed_newest(sig: SigState, record: Record, result_hash: ResultHash) -> None:
         sig.hashed += 1
         sig.newest_hashed_seq = record.seq
-        if result_hash == sig.latest:
+        # Compared (so a deferred hash digested) only when the signature has an earlier one.
+        latest = sig.latest
+        if latest is not None and result_hash == latest:
             sig.streak += 1
         else:
             sig.latest, sig.streak = result_hash, 1
@@ -403,10 +410,13 @@ class History:
         else:
             newer.sig_prev = None
         sig.count -= 1
-        if oldest.result_hash is None:
+        result = oldest.result_hash
+        if result is None:
             assert sig.pending[0] is oldest
             del sig.pending[0]
         else:
+            if type(result) is DeferredDigest:  # never compared: its value goes with the record
+                result.release()
             # The oldest hashed record belongs to the last block only if there is one block.
             if sig.streak == sig.hashed:
                 sig.streak -= 1
@@ -429,7 +439,7 @@ class History:
         return newest.unknown_tool, newest.block.root().count
 
     @staticmethod
-    def no_progress_streak(run: RunState, args_hash: str) -> tuple[str | None, int]:
+    def no_progress_streak(run: RunState, args_hash: str) -> tuple[ResultHash | None, int]:
         sig = run.sigs.get(args_hash)
         if sig is None:
             return None, 0

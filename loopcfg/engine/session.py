@@ -15,7 +15,14 @@ from loopcfg.engine.guard import Guard
 from loopcfg.engine.history import History, Record
 from loopcfg.engine.memo import HashMemo
 from loopcfg.engine.verdicts import NO_VERDICT, LoopBlocked, LoopEvent, Verdict
-from loopcfg.hashing import JS_WHITESPACE, NO_RESULT, outcome_hash, string_action
+from loopcfg.hashing import (
+    JS_WHITESPACE,
+    NO_RESULT,
+    DigestBudget,
+    hash_text,
+    outcome_hash,
+    string_action,
+)
 from loopcfg.settings import EffectiveSettings, settings_from_block
 
 MAX_WARNING_KEYS = 256
@@ -58,6 +65,16 @@ class Session:
         self.guards: OrderedDict[str | None, Guard] = OrderedDict()
         self.memo = HashMemo(hooks.generation.args_hash)
         self.names = hooks.names
+        # Outcome digests taken when first compared (`defer_digests`); None: at once.
+        self.deferred: DigestBudget | None = None
+
+    def defer_digests(self, budget: DigestBudget) -> None:
+        """Digest outcomes only when they are first compared (`hashing.DeferredDigest`),
+        holding their values meanwhile within `budget` (which sessions may share). Only for
+        a caller that never changes a result (or the objects in it) after recording it:
+        replay, whose values are its parsed lines. Verdicts, events, aborts and snapshots
+        are the same either way."""
+        self.deferred = budget
 
     def args_hash(self, tool: str, args: Any) -> str:
         """`loopcfg.hashing.args_hash`, remembered for the last few arguments (engine/memo.py)."""
@@ -171,7 +188,13 @@ class Session:
         call_id: str | None,
     ) -> str | None:
         result_hash, unknown = outcome_hash(
-            tool, args, result, error, send_tools=self.hooks.send_tools, rules=self.rules
+            tool,
+            args,
+            result,
+            error,
+            send_tools=self.hooks.send_tools,
+            rules=self.rules,
+            defer=self.deferred,
         )
         if result_hash is None:
             return None
@@ -189,7 +212,7 @@ class Session:
                 return None
             self.guards.move_to_end(run)
             try:
-                guard.observe(tool, h, result_hash)
+                guard.observe(tool, h, str(result_hash))
             finally:
                 if guard.remaining <= 0:  # window over (or aborted): the guard is done
                     del self.guards[run]
@@ -320,13 +343,13 @@ class Session:
             return v.unknown_tool(tool, unknown, unknown_count)
         latest, streak = History.no_progress_streak(run, h)
         if streak >= s.global_circuit_breaker_threshold:
-            return v.global_breaker(tool, h, latest, streak)
+            return v.global_breaker(tool, h, hash_text(latest), streak)
         poll = self.is_poll(tool, args)
         if poll and s.known_poll_no_progress:
             if streak >= s.critical_threshold:
-                return v.poll_critical(tool, h, latest, streak)
+                return v.poll_critical(tool, h, hash_text(latest), streak)
             if streak >= s.warning_threshold:
-                return v.poll_warning(tool, h, latest, streak)
+                return v.poll_warning(tool, h, hash_text(latest), streak)
         if s.ping_pong:
             pong = History.ping_pong(run, h)
             if pong is not None:
@@ -337,7 +360,7 @@ class Session:
                     return v.ping_pong("warning", h, last.args_hash, count, last.tool)
         if not poll and s.generic_repeat:
             if streak >= s.critical_threshold and self.generic_critical:
-                return v.generic_critical(tool, h, latest, streak)
+                return v.generic_critical(tool, h, hash_text(latest), streak)
             recent = History.recent_count(run, h)
             if recent >= s.warning_threshold:
                 return v.generic_warning(tool, h, recent)

@@ -16,6 +16,7 @@ from typing import Any
 from loopcfg.engine import LoopDetector, blocked_result
 from loopcfg.engine.generations import Generation, generation
 from loopcfg.engine.session import Session
+from loopcfg.hashing import DigestBudget
 from loopcfg.replay.batches import group_batches
 from loopcfg.replay.configs import ConfigTable, defaults_table, load_table
 from loopcfg.replay.events import Event, ReadError
@@ -79,6 +80,11 @@ class ReplayOptions:
     live_records: int | None = LIVE_RECORDS
 
 
+# What the outcome values a file's sessions hold undigested may weigh together (characters and
+# entries, `hashing.DigestBudget`): a few MB at most, whatever the number of sessions; past it
+# outcomes are digested at once, as the engine's generic API always does.
+DEFERRED_DIGESTS_WEIGHT = 1 << 20
+
 # `len(session.history)`: History.live is the records it holds (History.__len__).
 _HISTORY_LENGTH = attrgetter("history.live")
 
@@ -105,11 +111,14 @@ class EngineSessions:
         self.generation: Generation = self.detector.generation
         # The distinct settings sessions run with: a suspended session names its by index.
         self.known_settings: list[EffectiveSettings] = [self.table.base]
+        # Shared by the file's sessions: the values are the reader's, never changed after.
+        self.deferred = DigestBudget(DEFERRED_DIGESTS_WEIGHT)
 
     def session(self, key: str) -> EngineSession:
         return self._wrapped(self.detector.detached_session(key))
 
     def _wrapped(self, session: Session) -> EngineSession:
+        session.defer_digests(self.deferred)
         return SingleCallPath(session) if self.generation.rules.hash_veto else session
 
     def settings(self, agent: str) -> EffectiveSettings:

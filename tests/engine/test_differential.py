@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from loopcfg import CompactionLoopPersisted, LoopDetector
 from loopcfg.engine.history import History
-from loopcfg.hashing import args_hash
+from loopcfg.hashing import DigestBudget, args_hash
 from loopcfg.releases import release_info, tool_aliases
 from tests.engine import oracle as rescan
 from tests.engine.oracle import OracleDetector
@@ -61,6 +61,17 @@ RESULTS: list[Any] = [
     {"details": {"ok": True, "messageId": "m2", "ts": 9}},
     {"details": {"plan": [{"step": "x", "status": "done"}]}},
     {"details": {"status": "blocked", "deniedReason": "tool-loop", "reason": "x"}},
+    # Generic shapes that hash alike from different objects (no details is `{}`, the text is
+    # trimmed, 1.0 is 1 in JavaScript) or not although Python's == says so (True == 1), a float
+    # and a lone surrogate (the slow path), nested details and a long text (digested at once
+    # even where outcome digests are deferred).
+    {"content": [{"type": "text", "text": "same"}]},
+    {"content": [{"type": "text", "text": " same\n"}], "details": {}},
+    {"content": [{"type": "text", "text": "other"}], "details": {"n": 1.0}},
+    {"content": [{"type": "text", "text": "other"}], "details": {"n": True}},
+    {"content": [{"type": "text", "text": "other"}], "details": {"n": 1.5, "s": "\ud800"}},
+    {"content": [{"type": "text", "text": "same"}], "details": {"nested": {"n": 1}}},
+    {"content": [{"type": "text", "text": "same" * 5000}]},
 ]
 
 ERRORS: list[Any] = [None, "Tool nope not found", "Unknown tool: other", "boom"]
@@ -414,3 +425,74 @@ def test_before_call_equals_check_then_record_call(
     openclaw: str | None, block: dict[str, Any], trace: list[tuple[Any, ...]]
 ) -> None:
     run_one_step_against_generic(block, trace, openclaw)
+
+
+# -- outcome digests deferred (replay's sessions) against the generic API -------------------------
+
+# The generic results (`{details, text}`): the ones a deferred digest may stand for.
+GENERIC = [2, 3, 11, 12, 13, 14, 15, 16, 17]
+deferred_calls = st.tuples(
+    st.just("call"),
+    st.sampled_from(NARROW),
+    st.sampled_from([None, "r1"]),
+    st.booleans(),
+    st.sampled_from(["now", "now", "later"]),
+    st.sampled_from(GENERIC),
+    st.sampled_from([None, None, None, "Tool nope not found"]),
+    st.booleans(),
+)
+deferred_finishes = st.tuples(
+    st.just("finish"), st.integers(0, 50), st.sampled_from(GENERIC), st.just(None)
+)
+deferred_traces = st.lists(
+    st.one_of(deferred_calls, deferred_calls, deferred_calls, deferred_finishes, pending_ops,
+              narrow_raw, compactions, reconfigures),
+    min_size=20,
+    max_size=120,
+)  # fmt: skip
+
+
+def run_deferred_against_generic(
+    block: dict[str, Any], trace: list[tuple[Any, ...]], openclaw: str | None, budget: int
+) -> None:
+    """Two sessions of one detector: one through the generic API (the reference: every
+    outcome digested at once), one as replay drives it (`before_call`, the handle's args hash,
+    outcome digests deferred within a `budget` that may run out): the same verdicts, events
+    and aborts at every step, the same state at the end, and the whole budget given back."""
+    engine = LoopDetector(block, send_tools=SEND_TOOLS, poll_tools=POLL_TOOLS, openclaw=openclaw)
+    events: dict[str, list[Any]] = {"generic": [], "deferred": []}
+    engine.subscribe(lambda event: events[event.session].append(event))
+    generic, deferred = engine.session("generic"), engine.session("deferred")
+    shared = DigestBudget(budget)
+    deferred.defer_digests(shared)
+    pending: list[tuple[str, Any, Any, Any]] = []
+    for step, op in enumerate(trace):
+        expected = _apply(generic, op, pending, step)
+        assert _apply_in_one_step(deferred, op, pending, step) == expected, (step, op)
+        assert [replace(e, session="") for e in events["deferred"]] == [
+            replace(e, session="") for e in events["generic"]
+        ], (step, op)
+        assert 0 <= shared.left <= budget
+        if op[0] == "call" and expected[0].level != "critical" and op[4] == "later":
+            pending.append((CALLS[op[1]][0], CALLS[op[1]][1], op[2], f"c{step}" if op[3] else None))
+        elif op[0] in ("finish", "forget") and pending:
+            pending.pop(op[1] % len(pending))
+    assert deferred.snapshot() == generic.snapshot()
+    deferred.dispose()
+    assert shared.left == budget
+
+
+@settings(max_examples=200)
+@given(
+    st.sampled_from([None, "2026.5.4", "2026.5.12", "2026.7.33"]),
+    blocks,
+    st.one_of(deferred_traces, narrow_traces, traces),
+    st.sampled_from([0, 150, 300, 700, 1 << 20]),
+)
+# a no-progress block of equal shapes from different objects, and True against 1
+@example(None, BASE, [*_repeat(0, 3, 2), *_repeat(0, 3, 11), *_repeat(0, 4, 12)], 1 << 20)
+@example(None, BASE, _repeat(0, 3, result=12) + _repeat(0, 3, result=13), 1 << 20)
+def test_deferred_outcome_digests_equal_the_generic_api(
+    openclaw: str | None, block: dict[str, Any], trace: list[tuple[Any, ...]], budget: int
+) -> None:
+    run_deferred_against_generic(block, trace, openclaw, budget)
