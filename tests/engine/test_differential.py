@@ -477,7 +477,10 @@ def run_deferred_against_generic(
             pending.append((CALLS[op[1]][0], CALLS[op[1]][1], op[2], f"c{step}" if op[3] else None))
         elif op[0] in ("finish", "forget") and pending:
             pending.pop(op[1] % len(pending))
-    assert deferred.snapshot() == generic.snapshot()
+    snapshot = deferred.snapshot()
+    assert snapshot == generic.snapshot()
+    _size, records = snapshot[1][1]
+    assert all(type(fields[4]) in (str, type(None)) for fields in records)  # plain, picklable
     deferred.dispose()
     assert shared.left == budget
 
@@ -491,7 +494,8 @@ def run_deferred_against_generic(
 )
 # a no-progress block of equal shapes from different objects, and True against 1
 @example(None, BASE, [*_repeat(0, 3, 2), *_repeat(0, 3, 11), *_repeat(0, 4, 12)], 1 << 20)
-@example(None, BASE, _repeat(0, 3, result=12) + _repeat(0, 3, result=13), 1 << 20)
+@example(None, BASE, [*_repeat(0, 3, 13), *_repeat(0, 4, 14)], 1 << 20)
+@example(None, {**BASE, "historySize": 4}, [*_repeat(0, 3, 13), *_repeat(0, 4, 14)] * 2, 300)
 def test_deferred_outcome_digests_equal_the_generic_api(
     openclaw: str | None, block: dict[str, Any], trace: list[tuple[Any, ...]], budget: int
 ) -> None:

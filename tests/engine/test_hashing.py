@@ -620,3 +620,64 @@ def test_the_oracle_and_the_engine_hash_outcomes_alike(
     expected = oracle_hashing.outcome_hash(tool, args, result, error, send_tools=sends)
     assert outcome_hash(tool, args, result, error, send_tools=sends) == expected
     assert args_hash(tool, args) == oracle_hashing.args_hash(tool, args)
+
+
+# -- outcome digests deferred (replay) ----------------------------------------------------------
+
+
+def _text_result(text: str, details: Any = None) -> dict[str, Any]:
+    result: dict[str, Any] = {"content": [{"type": "text", "text": text}]}
+    if details is not None:
+        result["details"] = details
+    return result
+
+
+@settings(max_examples=200)
+@given(
+    st.text(max_size=40),
+    st.dictionaries(
+        st.text(max_size=5),
+        st.one_of(st.none(), st.booleans(), st.integers(), st.floats(), st.text(max_size=9)),
+        max_size=4,
+    ),
+)
+def test_a_deferred_outcome_hash_is_the_outcome_hash(text: str, details: dict[str, Any]) -> None:
+    result = _text_result(text, details)
+    budget = hashing.DigestBudget(1 << 20)
+    deferred, unknown = hashing.outcome_hash("read", {}, result, defer=budget)
+    expected, expected_unknown = hashing.outcome_hash("read", {}, result)
+    assert isinstance(deferred, hashing.DeferredDigest) and unknown == expected_unknown
+    assert expected is not None and budget.left < 1 << 20
+    assert deferred == expected and expected == deferred
+    assert (deferred != expected) is False and (expected != deferred) is False
+    assert hash(deferred) == hash(expected) and str(deferred) == expected
+    assert budget.left == 1 << 20  # digested: its weight is given back, once
+    deferred.release()
+    assert budget.left == 1 << 20
+
+
+def test_only_small_flat_generic_shapes_are_deferred() -> None:
+    def deferred(tool: str, result: Any, budget: int = 1 << 20) -> bool:
+        shape, _ = hashing.outcome_hash(tool, {}, result, defer=hashing.DigestBudget(budget))
+        assert shape == hashing.outcome_hash(tool, {}, result)[0]
+        return isinstance(shape, hashing.DeferredDigest)
+
+    assert deferred("read", _text_result("x", {"n": 1, "s": "y"}))
+    assert not deferred("read", _text_result("x", {"nested": {"n": 1}}))
+    assert not deferred("read", _text_result("x" * hashing.DEFERRED_MAX_WEIGHT))
+    assert not deferred("read", _text_result("x"), budget=100)  # the budget is spent
+    assert not deferred("exec", {"details": {"status": "completed", "aggregated": "ok"}})
+    assert not deferred("read", "a plain string result")
+    assert not deferred("read", None)
+
+
+def test_two_deferred_hashes_compare_by_their_digests() -> None:
+    budget = hashing.DigestBudget(1 << 20)
+
+    def deferred(details: dict[str, Any]) -> Any:
+        return hashing.outcome_hash("read", {}, _text_result("t", details), defer=budget)[0]
+
+    # Python's == says equal (True == 1), canonical JSON does not; 1.0 is 1 in JavaScript.
+    assert deferred({"n": True}) != deferred({"n": 1})
+    assert deferred({"n": 1.0}) == deferred({"n": 1})
+    assert hashing.hash_text(None) is None
