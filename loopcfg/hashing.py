@@ -757,11 +757,11 @@ def hash_text(value: ResultHash | None) -> str | None:
     return value if value is None or type(value) is str else str(value)
 
 
-def _flat_weight(details: dict[Any, Any], text: str, limit: int) -> int:
-    """The weight (`DigestBudget`) of `{"details": details, "text": text}` when `details` is
-    flat (string keys, leaf values) and it weighs at most `limit`, else -1."""
-    weight = len(text) + DEFERRED_ENTRY_WEIGHT * (2 + len(details))
-    for key, item in details.items():
+def _flat_weight(mapping: dict[Any, Any], weight: int = 0) -> int:
+    """`weight` plus the weight (`DigestBudget`) of a flat mapping (string keys, leaf values)
+    if it is one and weighs at most DEFERRED_MAX_WEIGHT in all, else -1."""
+    weight += DEFERRED_ENTRY_WEIGHT * len(mapping)
+    for key, item in mapping.items():
         if type(key) is not str:
             return -1
         kind = type(item)
@@ -771,7 +771,18 @@ def _flat_weight(details: dict[Any, Any], text: str, limit: int) -> int:
             weight += len(key)
         else:
             return -1
-    return weight if weight <= limit else -1
+    return weight if weight <= DEFERRED_MAX_WEIGHT else -1
+
+
+def _deferred(
+    hash_of: Callable[[Any], str], shape: dict[str, Any], weight: int, budget: DigestBudget
+) -> ResultHash:
+    """A DeferredDigest of `shape` when its `weight` (-1: not deferrable) fits the budget,
+    else its digest now."""
+    if 0 <= weight <= budget.left:
+        budget.left -= weight
+        return DeferredDigest(hash_of, shape, weight, budget)
+    return hash_of(shape)
 
 
 @overload
@@ -812,8 +823,9 @@ def outcome_hash(
 ) -> tuple[ResultHash | None, str | None]:
     """(resultHash, unknownTool) of one outcome; resultHash None means nothing is recorded.
 
-    With `defer`, the generic shape of a result with flat details (nearly every result) that
-    fits the budget comes as a DeferredDigest of it; every other outcome is digested now."""
+    With `defer`, a flat shape (the generic one of a result with flat details, nearly every
+    result, and exec's and process's) that fits the budget comes as a DeferredDigest of it;
+    every other outcome (errors, sends, nested details) is digested now."""
     hash_of = legacy_digest if rules.legacy_json else digest
     if error is not None:
         message = error_message(error)
@@ -832,9 +844,14 @@ def outcome_hash(
     if tool == "exec" and isinstance(details.get("status"), str):
         shape = _exec_shape(details, text)
         if shape is not None:
+            if defer is not None:  # flat: the exit code is a number or None
+                return _deferred(hash_of, shape, _flat_weight(shape), defer), None
             return hash_of(shape), None
     if tool == "process" and action in ("poll", "log"):
-        return hash_of(_process_shape(action, details, text)), None
+        shape = _process_shape(action, details, text)
+        if defer is not None:  # flat unless details held a container
+            return _deferred(hash_of, shape, _flat_weight(shape), defer), None
+        return hash_of(shape), None
     if rules.strip_sends and (
         # is_message_send(tool, args, send_tools), with the action read once
         tool == "sessions_send"
@@ -843,12 +860,11 @@ def outcome_hash(
         or (rules.conversations_send and tool in CONVERSATION_SEND_TOOLS)
     ):
         return hash_of(strip_volatile(details)), None
+    shape = {"details": details, "text": text}
     if defer is not None:
-        weight = _flat_weight(details, text, DEFERRED_MAX_WEIGHT)
-        if 0 <= weight <= defer.left:
-            defer.left -= weight
-            return DeferredDigest(hash_of, {"details": details, "text": text}, weight, defer), None
-    return hash_of({"details": details, "text": text}), None
+        weight = _flat_weight(details, len(text) + 2 * DEFERRED_ENTRY_WEIGHT)
+        return _deferred(hash_of, shape, weight, defer), None
+    return hash_of(shape), None
 
 
 def result_hash(
