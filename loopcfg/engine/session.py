@@ -432,9 +432,15 @@ class CallHandle:
         self._finish(None, error)
 
     def _finish(self, result: Any, error: Any) -> None:
+        self.record(result, error)
+
+    def record(self, result: Any = NO_RESULT, error: Any = None) -> str | None:
+        """`record_outcome` of exactly this call (its tool, arguments, run and call id as
+        `before_call` took them, none normalised or hashed again); returns what
+        `record_outcome` returns. Replay records a transcript's results this way."""
         if self.finished:
             raise RuntimeError("this call's outcome is already recorded")
         self.finished = True
-        self.session._record_outcome(
+        return self.session._record_outcome(
             self.tool, self.args, self.args_hash, result, error, self.run_id, self.call_id
         )

@@ -47,6 +47,15 @@ class CallHandle(Protocol):
     verdict: Any
 
 
+class RecordingHandle(CallHandle, Protocol):
+    """The engine's handle (`loopcfg.engine.session.CallHandle`): the arguments' hash, and
+    the call's outcome recorded without naming the call again."""
+
+    args_hash: str
+
+    def record(self, result: Any = ..., error: Any = None) -> object: ...
+
+
 class EngineSession(Protocol):
     def check(self, tool: str, args: Any, *, run_id: str | None = None) -> Any: ...
 
@@ -321,10 +330,13 @@ class _Live:
     call_runs: BoundedIds = field(default_factory=BoundedIds)
     # ids of blocked calls: any outcome carrying one is dropped (the call never ran).
     blocked: BoundedIds = field(default_factory=BoundedIds)
-    # call id -> (tool, arguments, the engine's hash of them) of a call waiting for its
-    # outcome, so the outcome of those very arguments is not hashed again. A cache: never
-    # spooled, cleared when it grows past MAX_PENDING_IDS; without an entry the engine hashes.
-    call_hashes: dict[str, tuple[str, Any, str]] = field(default_factory=dict)
+    # call id -> (tool, arguments, run, the engine's handle) of a call waiting for its
+    # outcome, so the outcome of that very call is recorded through its handle (nothing
+    # normalised or hashed again). A cache: never spooled, cleared when it grows past
+    # MAX_PENDING_IDS; without an entry the engine is asked by name.
+    call_hashes: dict[str, tuple[str, Any, str | None, RecordingHandle]] = field(
+        default_factory=dict
+    )
     aborted_runs: set[str | None] = field(default_factory=set)
     run_ids: dict[str | None, str] = field(default_factory=dict)
     # Transcripts name a run's real id after its calls: what was found in the current run waits
@@ -542,14 +554,13 @@ class _Replayer:
         # and trims the run id once for both.
         handle = live.engine.before_call(tool, args, run_id=run, call_id=call_id)
         verdict = handle.verdict
-        if later is not None:
-            args_hash = getattr(handle, "args_hash", None)
-            if args_hash is not None:
-                hashes = live.call_hashes
-                if len(hashes) >= MAX_PENDING_IDS:
-                    hashes.clear()
-                hashes[later] = (tool, args, args_hash)
         level = verdict.level
+        # A blocked call records nothing: its handle is not kept.
+        if later is not None and level != "critical" and hasattr(handle, "record"):
+            hashes = live.call_hashes
+            if len(hashes) >= MAX_PENDING_IDS:
+                hashes.clear()
+            hashes[later] = (tool, args, run, cast(RecordingHandle, handle))
         if level == "none":
             if event.outcome is not None:
                 self.outcome(live, event.outcome, inline=True)
@@ -643,18 +654,22 @@ class _Replayer:
             return
         try:
             tool, args = event.tool, event.args
-            # The call's own arguments (the reader hands the same object on): its hash, passed
+            # The call's own arguments (the reader hands the same object on) in its own run:
+            # its handle records it. In another run (its id was forgotten): its hash, passed
             # only then (a session that never gets it need not take the keyword).
             if kept is not None and kept[1] is args and kept[0] == tool:
-                note = live.engine.record_outcome(
-                    tool,
-                    args,
-                    result=event.result,
-                    error=event.error,
-                    run_id=run,
-                    call_id=call_id,
-                    args_hash=kept[2],
-                )
+                if kept[2] == run:
+                    note = kept[3].record(event.result, event.error)
+                else:
+                    note = live.engine.record_outcome(
+                        tool,
+                        args,
+                        result=event.result,
+                        error=event.error,
+                        run_id=run,
+                        call_id=call_id,
+                        args_hash=kept[3].args_hash,
+                    )
             else:
                 note = live.engine.record_outcome(
                     tool, args, result=event.result, error=event.error, run_id=run, call_id=call_id

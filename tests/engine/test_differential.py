@@ -154,8 +154,12 @@ def _outcome(impl: Any, tool: str, args: Any, kw: dict[str, Any]) -> tuple[Any, 
     try:
         impl.record_outcome(tool, args, **kw)
     except CompactionLoopPersisted as abort:
-        return ("abort", abort.tool, abort.count, abort.window_size, abort.code, str(abort))
+        return _abort(abort)
     return None
+
+
+def _abort(abort: CompactionLoopPersisted) -> tuple[Any, ...]:
+    return ("abort", abort.tool, abort.count, abort.window_size, abort.code, str(abort))
 
 
 def _outcome_kw(result: int, error: Any, run: Any, call_id: Any) -> dict[str, Any]:
@@ -375,8 +379,9 @@ def test_streaks_equal_rescans(block: dict[str, Any], trace: list[tuple[Any, ...
 
 
 def _apply_in_one_step(session: Any, op: tuple[Any, ...], pending: list[Any], step: int) -> Any:
-    """`_apply`, with each call checked and recorded by `before_call` and its outcome given
-    the handle's args hash, as replay does; everything else through the generic API."""
+    """`_apply`, with each call checked and recorded by `before_call` and its outcome recorded
+    through the handle (or, for an outcome without the call's id, given the handle's args
+    hash), as replay does; everything else through the generic API."""
     if op[0] != "call":
         return _apply(session, op, pending, step)
     _, which, run, with_id, when, result, error, outcome_id = op
@@ -385,7 +390,13 @@ def _apply_in_one_step(session: Any, op: tuple[Any, ...], pending: list[Any], st
     handle = session.before_call(tool, args, run_id=run, call_id=call_id)
     if handle.blocked or when == "later":
         return (handle.verdict, None)
-    kw = _outcome_kw(result, error, run, call_id if outcome_id else None)
+    if outcome_id or call_id is None:  # the outcome of exactly that call: through its handle
+        try:
+            handle.record(RESULTS[result], error)
+        except CompactionLoopPersisted as abort:
+            return (handle.verdict, _abort(abort))
+        return (handle.verdict, None)
+    kw = _outcome_kw(result, error, run, None)
     return (handle.verdict, _outcome(session, tool, args, {**kw, "args_hash": handle.args_hash}))
 
 
