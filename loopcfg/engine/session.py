@@ -341,7 +341,10 @@ class Session:
         unknown, unknown_count = History.unknown_tool_streak(run, tool)
         if unknown_count >= s.unknown_tool_threshold:
             return v.unknown_tool(tool, unknown, unknown_count)
-        latest, streak = History.no_progress_streak(run, h)
+        # History.no_progress_streak and .recent_count, the signature looked up once (most
+        # calls have none yet).
+        sig = run.sigs.get(h)
+        latest, streak = (None, 0) if sig is None else (sig.latest, sig.streak)
         if streak >= s.global_circuit_breaker_threshold:
             return v.global_breaker(tool, h, hash_text(latest), streak)
         poll = self.is_poll(tool, args)
@@ -361,7 +364,7 @@ class Session:
         if not poll and s.generic_repeat:
             if streak >= s.critical_threshold and self.generic_critical:
                 return v.generic_critical(tool, h, hash_text(latest), streak)
-            recent = History.recent_count(run, h)
+            recent = 0 if sig is None else sig.count
             if recent >= s.warning_threshold:
                 return v.generic_warning(tool, h, recent)
         return NO_VERDICT
