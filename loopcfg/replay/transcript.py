@@ -59,20 +59,14 @@ class TranscriptOptions:
 
 
 @dataclass(slots=True)
-class _Pending:
-    tool: str
-    args: Any
-    run: str | None
-
-
-@dataclass(slots=True)
 class _State:
     file: str
     options: TranscriptOptions
     session: str
     runs: int = 0
     run: str | None = None
-    pending: dict[str, _Pending] = field(default_factory=dict)
+    # Calls waiting for their result, by call id (the result takes their tool, args and run).
+    pending: dict[str, Call] = field(default_factory=dict)
     # Line of a compaction not yet known to be a retry or routine (7.2).
     compaction_line: int | None = None
     trajectory_run_id: str | None = None
@@ -285,10 +279,12 @@ def _tool_calls(
         call_id = block.get("id")
         if not isinstance(call_id, str):
             call_id = None
-        run = state.message_run
+        call = Call(
+            state.file, number, state.session, state.message_run, tool, args, call_id, None, batch
+        )
         if call_id is not None:
-            state.pending[call_id] = _Pending(tool, args, run)
-        out.append(Call(state.file, number, state.session, run, tool, args, call_id, None, batch))
+            state.pending[call_id] = call
+        out.append(call)
 
 
 def _tool_result(state: _State, number: int, message: Mapping[str, Any]) -> Outcome:
