@@ -7,10 +7,13 @@ change did not touch, so `ParseCache` keeps the last document of each file and:
   that includes it is typed in, the config while its include is edited, a save);
 - after an edit of a JSON5/JSON file, parses again only the innermost value that holds the
   whole edit and after which its line holds nothing but a comma (so that nothing else moves
-  sideways), alone, moves its positions to where it starts in the file, and puts it into a
-  copy of the old tree's path to it. The values before it are the old document's own; those
-  after it are too, or, when the edit added or removed lines, copies moved down or up by as
-  many lines. The line starts of the last text are kept and patched, not found again.
+  sideways), alone, gives its spans new lines in the file's `LineTable`, and puts it into a
+  copy of the old tree's path to it. Every other value is the old document's own object,
+  those after the edit too: when the edit added or removed lines, the table moves their
+  lines (their spans are `nodes.MovableSpan`s), so nothing is copied and the results the
+  server's memo keeps for them (loopcfg/memo.py) hold. The old document is used up: its
+  spans read the new text's lines. The line starts of the last text are kept and patched,
+  not found again.
 
 Anything else (YAML, an edit outside every value but the root, a value that does not parse
 alone) is parsed from the start, as `loopcfg validate` parses it. Either way the document
@@ -32,10 +35,10 @@ from loopcfg.source.nodes import (
     DocPath,
     Document,
     Entry,
-    Key,
+    LineTable,
+    MovableSpan,
     Node,
     ObjectNode,
-    ScalarNode,
     Span,
 )
 
@@ -76,7 +79,7 @@ class ParseCache:
                 document, starts = patched
                 self.line_starts[key] = (document.text, starts)
         if document is None:
-            document = fresh_parse(text, file, format)
+            document = fresh_parse(text, file, format, movable=True)
         self.documents[key] = document
         self.documents.move_to_end(key)
         while len(self.documents) > _KEPT_FILES:
@@ -234,30 +237,55 @@ def _starts_after(line_starts: list[int], edit: _Edit, text: str) -> list[int]:
 def _replace_value(
     old: Document, text: str, chain: list[Node], edit: _Edit, line_starts: list[int]
 ) -> Document | None:
+    table = old.lines
+    if table is None:
+        return None  # plain Spans (not the server's parse) cannot be moved in place
     target = chain[-1]
     span = target.span
     assert span is not None
-    start = line_starts[span.line - 1] + span.column - 1  # before the edit: it does not move
+    first_line, first_column = span.line, span.column
+    start = line_starts[first_line - 1] + first_column - 1  # before the edit: it does not move
     end = line_starts[span.end_line - 1] + span.end_column - 1 + edit.delta  # after it: moves
     # The value parsed alone; its positions are then moved to where it starts in the file.
+    alone_text = text[start:end]
     try:
-        alone = fresh_parse(text[start:end], old.file, old.format)
+        alone = fresh_parse(alone_text, old.file, old.format)
     except SourceError:
         return None
     if any(_runs_to_the_end(comment, alone) for comment in alone.comments):
         return None  # a line comment cut short by the end of the value: it runs on in the file
     if _height(alone.root) + len(target.path) > MAX_DEPTH:
         return None  # deep enough that the whole file's parse would refuse it
-    place = _Placer(span.line, span.column)
+    before, after = _comments_apart(old.comments, span)
+    # From here on the old document's lines are the new text's: what follows the value moves
+    # by the lines the edit added (its nodes and comments stay the same objects).
+    table.shift(_last_unmoved_line(span, edit), edit.lines)
+    lines = len(_LINE_BREAK_TOKEN.findall(alone_text)) + 1
+    place = _Placer(old.file, table, table.new_lines(first_line, lines), first_column)
     _settle(alone.root, target.path, place)
-    root = _rebuilt(chain, alone.root, edit.lines)
+    root = _rebuilt(chain, alone.root)
     inside = [Comment(comment.text, place(comment.span)) for comment in alone.comments]
-    comments = _comments_around(old.comments, span, inside, edit.lines)
     # No key written twice before, none in the new value: none now (the value replaced keeps
     # its key), so LC107 need not look through the whole tree again.
     no_duplicates = old.duplicate_keys is False and alone.duplicate_keys is False
     duplicate_keys = False if no_duplicates else None
-    return Document(old.file, text, root, comments, old.format, duplicate_keys=duplicate_keys)
+    return Document(
+        old.file,
+        text,
+        root,
+        [*before, *inside, *after],
+        old.format,
+        duplicate_keys=duplicate_keys,
+        lines=table,
+    )
+
+
+def _last_unmoved_line(span: Span, edit: _Edit) -> int:
+    """The last line (of the old text) that an edit inside the value `span` does not move.
+    When the value ends on the edit's last line, nothing but a comma follows it there
+    (`_ends_its_line`), so its line stays; when it ends on a later line, that line's rest
+    (after the value) moves with what follows, and the value's other lines are its own."""
+    return span.end_line if span.end_line <= edit.last[0] else span.end_line - 1
 
 
 _LINE_BREAK_TOKEN = re.compile("\r\n|[\n\r\u2028\u2029]")
@@ -269,22 +297,26 @@ def _line_starts(text: str) -> list[int]:
 
 
 class _Placer:
-    """Moves a span of a value parsed alone to where the value starts in the file: down by
-    the lines above it, and its first line right by the columns before it."""
+    """Moves a span of a value parsed alone to where the value starts in the file: its lines
+    get the `ids` of new lines in the file's `LineTable` (the value's line 1 the first), and
+    its first line moves right by the columns before it."""
 
-    __slots__ = ("columns", "lines")
+    __slots__ = ("columns", "file", "ids", "table")
 
-    def __init__(self, line: int, column: int) -> None:
-        self.lines = line - 1
+    def __init__(self, file: str, table: LineTable, ids: list[int], column: int) -> None:
+        self.file = file
+        self.table = table
+        self.ids = ids
         self.columns = column - 1
 
     def __call__(self, span: Span) -> Span:
-        lines, columns = self.lines, self.columns
-        return Span(
-            span.file,
-            span.line + lines,
+        ids, columns = self.ids, self.columns
+        return MovableSpan(
+            self.file,
+            self.table,
+            ids[span.line - 1],
             span.column + columns if span.line == 1 else span.column,
-            span.end_line + lines,
+            ids[span.end_line - 1],
             span.end_column + columns if span.end_line == 1 else span.end_column,
         )
 
@@ -325,76 +357,35 @@ def _placed(span: Span | None, place: _Placer) -> Span | None:
     return None if span is None else place(span)
 
 
-def _rebuilt(chain: list[Node], value: Node, lines: int) -> Node:
-    """Copies of the containers on `chain` (root first) with its last node replaced by `value`
-    and what follows it moved down by `lines`; the old tree is left as it was (an earlier
-    check may still hold it). Unmoved values are shared, not copied."""
+def _rebuilt(chain: list[Node], value: Node) -> Node:
+    """Copies of the containers on `chain` (root first) with its last node replaced by
+    `value`; the old tree is left as it was (an earlier check holds it, and the memo keys on
+    its nodes). Every other value is shared, those after the edit too: their spans' lines
+    are read from the `LineTable`, which the edit moved."""
     replacement = value
     for parent, child in zip(reversed(chain[:-1]), reversed(chain[1:]), strict=True):
         if isinstance(parent, ObjectNode):
             index = next(i for i, entry in enumerate(parent.entries) if entry.value is child)
-            entries = [
-                *parent.entries[:index],
-                Entry(parent.entries[index].key, replacement),
-                *(_moved_entry(entry, lines) for entry in parent.entries[index + 1 :]),
-            ]
-            replacement = ObjectNode(entries, _end_moved(parent.span, lines), parent.path)
+            entries = list(parent.entries)
+            entries[index] = Entry(parent.entries[index].key, replacement)
+            replacement = ObjectNode(entries, parent.place, parent.path)
         else:
             assert isinstance(parent, ArrayNode)
             index = next(i for i, item in enumerate(parent.items) if item is child)
-            items = [
-                *parent.items[:index],
-                replacement,
-                *(_moved(item, lines) for item in parent.items[index + 1 :]),
-            ]
-            replacement = ArrayNode(items, _end_moved(parent.span, lines), parent.path)
+            items = list(parent.items)
+            items[index] = replacement
+            replacement = ArrayNode(items, parent.place, parent.path)
     return replacement
 
 
-def _span_moved(span: Span | None, lines: int) -> Span | None:
-    if span is None or not lines:
-        return span
-    return Span(span.file, span.line + lines, span.column, span.end_line + lines, span.end_column)
-
-
-def _end_moved(span: Span | None, lines: int) -> Span | None:
-    """A container's span whose start is before the edit and its end after it."""
-    if span is None or not lines:
-        return span
-    return Span(span.file, span.line, span.column, span.end_line + lines, span.end_column)
-
-
-def _moved(node: Node, lines: int) -> Node:
-    """`node` as it is `lines` lines further down (itself when it does not move)."""
-    if not lines:
-        return node
-    span = _span_moved(node.span, lines)
-    if isinstance(node, ScalarNode):
-        return ScalarNode(node.value, span, node.path, node.raw)
-    if isinstance(node, ArrayNode):
-        return ArrayNode([_moved(item, lines) for item in node.items], span, node.path)
-    return ObjectNode([_moved_entry(e, lines) for e in node.entries], span, node.path)
-
-
-def _moved_entry(entry: Entry, lines: int) -> Entry:
-    if not lines:
-        return entry
-    key = Key(entry.key.name, _span_moved(entry.key.span, lines))
-    return Entry(key, _moved(entry.value, lines))
-
-
-def _comments_around(
-    old: list[Comment], span: Span, inside: list[Comment], lines: int
-) -> list[Comment]:
-    """The old comments before and after the value (those after moved by `lines`), with the
-    re-parsed value's own between."""
+def _comments_apart(old: list[Comment], span: Span) -> tuple[list[Comment], list[Comment]]:
+    """The old comments before the value and those after it (read before the edit moves
+    lines)."""
     first = (span.line, span.column)
     last = (span.end_line, span.end_column)
     before = [c for c in old if (c.span.end_line, c.span.end_column) <= first]
     after = [c for c in old if (c.span.line, c.span.column) >= last]
-    if lines:
-        after = [Comment(c.text, _span_moved(c.span, lines) or c.span) for c in after]
-    return [*before, *inside, *after]
+    return before, after
 
 
 __all__ = ["ParseCache", "reparse"]

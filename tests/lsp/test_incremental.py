@@ -51,7 +51,23 @@ CONFIG = """\
   },
 }
 """
-CONFIGS = [CONFIG, CONFIG.replace("\n", "\r\n"), '{"tools": {"loopDetection": {"enabled": true}}}']
+# Values that end on a line where more of the config follows them (`}, other: 1 },`): an edit
+# inside such a value that adds lines moves the rest of its last line down with what follows.
+PACKED = """\
+{
+  tools: { loopDetection: {
+      historySize: 30,
+      warningThreshold: 10 }, other: 1 },
+  agents: { list: [ { id: "a",
+      tools: { loopDetection: { warningThreshold: 5 } } }, { id: "b" } ] },
+}
+"""
+CONFIGS = [
+    CONFIG,
+    CONFIG.replace("\n", "\r\n"),
+    PACKED,
+    '{"tools": {"loopDetection": {"enabled": true}}}',
+]
 # What typing inserts: digits, quotes, brackets, separators, comment starts, line breaks.
 TYPED = st.text(alphabet="0123456789ab\"',:{}[] /*\n\r-.x", max_size=6)
 
@@ -137,7 +153,7 @@ def test_an_incremental_parse_is_a_fresh_parse(base: str, edits: list[Edit]) -> 
 
 
 def test_typing_in_a_value_parses_only_that_value() -> None:
-    old = fresh_parse(CONFIG, "openclaw.json5")
+    old = fresh_parse(CONFIG, "openclaw.json5", movable=True)
     for before, after in [
         ("historySize: 30", "historySize: 310"),  # a scalar on a line of its own
         ("warningThreshold: 6,", "warningThreshold: 7,"),  # inside a one-line agent entry
@@ -153,20 +169,42 @@ def test_typing_in_a_value_parses_only_that_value() -> None:
 
 
 def test_edits_that_add_or_remove_lines_move_what_follows() -> None:
-    old = fresh_parse(CONFIG, "openclaw.json5")
     for before, after in [
         ("historySize: 30,", "historySize: 30,\n      // why 30\n"),  # a line added
         ("      warningThreshold: 10,\n", ""),  # a line removed
         ('{ id: "main",', '{\n        id: "main",\n'),  # an agent's line split
     ]:
+        # A re-parse moves the old document's lines to the new text's: one old per edit.
+        old = fresh_parse(CONFIG, "openclaw.json5", movable=True)
         text = CONFIG.replace(before, after)
         patched = reparse(old, text)
         assert patched is not None, after
         assert _same_document(patched, fresh_parse(text, "openclaw.json5"))
+        # What follows the edit moved without being copied: the last agent is the old one.
+        assert _last_agent(patched) is _last_agent(old)
+
+
+def _last_agent(document: Document) -> Node:
+    agents = document.root.entries[-1].value  # type: ignore[union-attr]
+    return agents.entries[0].value.items[-1]  # type: ignore[no-any-return]
+
+
+def test_what_follows_a_value_on_its_last_line_moves_with_the_lines_added() -> None:
+    for before, after in [
+        ("historySize: 30,", "historySize: 30,\n\n"),  # `other` follows the block's last line
+        ('{ id: "a",', '{\n id: "a",'),  # the second agent follows the first one's last line
+        ("      historySize: 30,\n", ""),  # a line removed: `other` moves up
+    ]:
+        old = fresh_parse(PACKED, "openclaw.json5", movable=True)
+        text = PACKED.replace(before, after)
+        assert text != PACKED
+        patched = reparse(old, text)
+        assert patched is not None, after
+        assert _same_document(patched, fresh_parse(text, "openclaw.json5")), after
 
 
 def test_edits_a_value_cannot_take_alone_are_parsed_afresh() -> None:
-    old = fresh_parse(CONFIG, "openclaw.json5")
+    old = fresh_parse(CONFIG, "openclaw.json5", movable=True)
     # A line comment typed after a value would run on over the rest of the line.
     assert reparse(old, CONFIG.replace("historySize: 30", "historySize: 30//")) is None
     # Before the root value: nothing but the root holds it.
