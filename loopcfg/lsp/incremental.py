@@ -41,6 +41,7 @@ from loopcfg.source.nodes import (
     ObjectNode,
     Span,
 )
+from loopcfg.source.nodes import line_starts as text_line_starts  # its name is taken here
 
 _LINE_BREAK = re.compile("[\n\r\u2028\u2029]")
 # What may follow the re-parsed value on its last line: a comma, spaces. Anything else there
@@ -206,7 +207,7 @@ def _reparse(
     if old.text.startswith("\ufeff") or text.startswith("\ufeff"):
         return None  # a BOM shifts the first line's columns: not worth the care
     if line_starts is None:
-        line_starts = _line_starts(old.text)
+        line_starts = text_line_starts(old.text)
     edit = _Edit(old.text, text, line_starts)
     if edit.splits_a_line_break(old.text, text):
         return None
@@ -289,11 +290,6 @@ def _last_unmoved_line(span: Span, edit: _Edit) -> int:
 
 
 _LINE_BREAK_TOKEN = re.compile("\r\n|[\n\r\u2028\u2029]")
-
-
-def _line_starts(text: str) -> list[int]:
-    """The offset of each line's first character, as the parser counts lines."""
-    return [0, *(found.end() for found in _LINE_BREAK_TOKEN.finditer(text))]
 
 
 class _Placer:

@@ -158,9 +158,7 @@ class Positions:
     def line_starts(self) -> list[int]:
         starts = self._starts
         if starts is None:
-            starts = [self.origin]
-            starts.extend(match.end() for match in _LINE_BREAKS.finditer(self.text, self.origin))
-            self._starts = starts
+            starts = self._starts = line_starts(self.text, self.origin)
         return starts
 
     def span(self, start: int, end: int) -> Span:
@@ -401,6 +399,16 @@ class Document:
 
 
 _LINE_BREAKS = re.compile("\r\n|[\n\r\u2028\u2029]")
+_LINE_FEEDS = re.compile("\n")
+
+
+def line_starts(text: str, origin: int = 0) -> list[int]:
+    """The offset of each line's first character from `origin` on, lines ending as JSON5's
+    do (CR LF, LF, CR, U+2028, U+2029). A text with line feeds only (most) is searched for
+    them alone: ten times faster than the alternation."""
+    other_breaks = "\r" in text or "\u2028" in text or "\u2029" in text
+    breaks = _LINE_BREAKS if other_breaks else _LINE_FEEDS
+    return [origin, *(match.end() for match in breaks.finditer(text, origin))]
 
 
 def integer_value(value: int) -> int | float:
