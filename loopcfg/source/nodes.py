@@ -66,12 +66,10 @@ class LineTable:
         if lines:
             self.numbers[:] = [n + lines if n > after else n for n in self.numbers]
 
-    def new_lines(self, first: int, count: int) -> list[int]:
-        """Ids for `count` new lines, the first at line `first`. (One int object per id, for
-        all the spans on its line to share: ids soon pass the interpreter's cached small ints.)"""
-        base = len(self.numbers)
-        self.numbers.extend(range(first, first + count))
-        return list(range(base, base + count))
+    def new_line(self, line: int) -> int:
+        """The id of a new line, now at `line`."""
+        self.numbers.append(line)
+        return len(self.numbers) - 1
 
 
 # A MovableSpan keeps its line ids in Span's own slots for the lines (its properties of the

@@ -203,6 +203,43 @@ def test_what_follows_a_value_on_its_last_line_moves_with_the_lines_added() -> N
         assert _same_document(patched, fresh_parse(text, "openclaw.json5")), after
 
 
+def test_an_edit_between_members_parses_only_what_is_between() -> None:
+    detectors = ("tools", "loopDetection", "detectors")
+    items = "{ a: [\n  1,\n  2,\n  3,\n  [4],\n  5,\n] }\n"
+    for base, before, after, kept in [
+        # Enter at the end of an agent's line: between two items of agents.list.
+        (CONFIG, "13 } } },\n", "13 } } },\n      \n", ("agents", "list", 2)),
+        # A setting typed (or pasted) between two of the global block's.
+        (CONFIG, "  historySize: 30,\n", "  historySize: 30,\n      pingPong: 4,\n", detectors),
+        # A comment line between two agents.
+        (CONFIG, "      { id: 'ops'", "      // ops\n      { id: 'ops'", ("agents", "list", 2)),
+        # Lines deleted between two settings.
+        (CONFIG, "      historySize: 30,\n      warningThreshold: 10,\n", "", detectors),
+        # Two items replaced by two others: those after keep their indices.
+        (items, "3,\n  [4]", "7,\n  [8]", ("a", 4)),
+    ]:
+        old = fresh_parse(base, "openclaw.json5", movable=True)
+        text = base.replace(before, after)
+        assert text != base
+        patched = reparse(old, text)
+        assert patched is not None, after
+        assert _same_document(patched, fresh_parse(text, "openclaw.json5")), after
+        # The member after the edit is the old document's own object, moved by the table.
+        assert _at(patched.root, kept) is _at(old.root, kept), after
+
+
+def _at(node: Node, path: tuple[str | int, ...]) -> Node:
+    for part in path:
+        if isinstance(node, ObjectNode):
+            found = node.get(str(part))
+            assert found is not None
+            node = found
+        else:
+            assert isinstance(node, ArrayNode) and isinstance(part, int)
+            node = node.items[part]
+    return node
+
+
 def test_edits_a_value_cannot_take_alone_are_parsed_afresh() -> None:
     old = fresh_parse(CONFIG, "openclaw.json5", movable=True)
     # A line comment typed after a value would run on over the rest of the line.

@@ -166,7 +166,7 @@ def test_a_movable_span_reads_its_lines_from_the_table() -> None:
 
 def test_new_lines_get_ids_of_their_own() -> None:
     table = LineTable(3)
-    ids = table.new_lines(2, 2)  # a value re-parsed over lines 2-3
+    ids = [table.new_line(2), table.new_line(3)]  # a value re-parsed over lines 2-3
     assert [table.numbers[i] for i in ids] == [2, 3] and min(ids) > 3
     table.shift(2, 1)
     assert [table.numbers[i] for i in ids] == [2, 4] and table.numbers[3] == 4
