@@ -95,52 +95,52 @@ class Edit:
         self.text = "".join(lines)
 
 
-class LineBreak(Edit):
+def agent_line(lines: list[str], number: int, agents: int) -> int:
+    """The line of a different agent for each edit number."""
+    mark = f'{{ id: "agent-{(number * 37) % agents}"'
+    return next(i for i, text in enumerate(lines) if mark in text)
+
+
+class Typed(Edit):
+    """`value` typed at (line, column): the LSP change and the text it makes; `lines` become
+    the new text's lines."""
+
+    def __init__(self, lines: list[str], line: int, column: int, value: str) -> None:
+        position = types.Position(line=line, character=column)
+        self.range = types.Range(start=position, end=position)
+        self.value = value
+        lines[line] = lines[line][:column] + value + lines[line][column:]
+        self.text = "".join(lines)
+        lines[:] = self.text.splitlines(keepends=True)
+
+
+class LineBreak(Typed):
     """An Enter typed before an agent's id, a different agent each time: the agent's line
     splits in two and everything after it moves down a line (`--line-breaks`)."""
 
     def __init__(self, lines: list[str], number: int, agents: int) -> None:
-        agent = (number * 37) % agents
-        mark = f'{{ id: "agent-{agent}"'
-        line = next(i for i, text in enumerate(lines) if mark in text)
-        column = lines[line].index(mark) + 1
-        position = types.Position(line=line, character=column)
-        self.range = types.Range(start=position, end=position)
-        self.value = "\n        "
-        lines[line] = lines[line][:column] + self.value + lines[line][column:]
-        self.text = "".join(lines)
-        lines[:] = self.text.splitlines(keepends=True)
+        line = agent_line(lines, number, agents)
+        column = lines[line].index("{ id:") + 1
+        super().__init__(lines, line, column, "\n        ")
 
 
-class LineEnd(Edit):
+class LineEnd(Typed):
     """An Enter typed at the end of an agent's line, a different agent each time: a new,
     indented line between two agents of the roster (`--line-ends`)."""
 
     def __init__(self, lines: list[str], number: int, agents: int) -> None:
-        agent = (number * 37) % agents
-        line = next(i for i, text in enumerate(lines) if f'{{ id: "agent-{agent}"' in text)
-        column = len(lines[line].rstrip("\n"))
-        position = types.Position(line=line, character=column)
-        self.range = types.Range(start=position, end=position)
-        self.value = "\n      "
-        lines[line] = lines[line][:column] + self.value + lines[line][column:]
-        self.text = "".join(lines)
-        lines[:] = self.text.splitlines(keepends=True)
+        line = agent_line(lines, number, agents)
+        super().__init__(lines, line, len(lines[line].rstrip("\n")), "\n      ")
 
 
-class NewAgent(Edit):
+class NewAgent(Typed):
     """A new agent's line pasted after an agent's line (`--new-agents`): in `agents.list`
     every agent below it moves to the next index, so its path changes."""
 
     def __init__(self, lines: list[str], number: int, agents: int) -> None:
-        agent = (number * 37) % agents
-        line = next(i for i, text in enumerate(lines) if f'{{ id: "agent-{agent}"' in text)
-        position = types.Position(line=line + 1, character=0)
-        self.range = types.Range(start=position, end=position)
         block = "tools: { loopDetection: { warningThreshold: 7 } }"
-        self.value = f'      {{ id: "new-{number}", {block} }},\n'
-        lines.insert(line + 1, self.value)
-        self.text = "".join(lines)
+        new = f'      {{ id: "new-{number}", {block} }},\n'
+        super().__init__(lines, agent_line(lines, number, agents) + 1, 0, new)
 
 
 MODES = {"values": Edit, "line-breaks": LineBreak, "line-ends": LineEnd, "new-agents": NewAgent}

@@ -168,18 +168,26 @@ def test_typing_in_a_value_parses_only_that_value() -> None:
         assert patched.root.entries[0].value is old.root.entries[0].value  # type: ignore[union-attr]
 
 
+def _reparsed(base: str, before: str, after: str) -> tuple[Document, Document]:
+    """A fresh (movable) parse of `base`, and its re-parse after `before` became `after`,
+    checked against a fresh parse of the new text. (A re-parse moves the old document's
+    lines to the new text's: one old document per edit.)"""
+    old = fresh_parse(base, "openclaw.json5", movable=True)
+    text = base.replace(before, after)
+    assert text != base
+    patched = reparse(old, text)
+    assert patched is not None, after
+    assert _same_document(patched, fresh_parse(text, "openclaw.json5")), after
+    return old, patched
+
+
 def test_edits_that_add_or_remove_lines_move_what_follows() -> None:
     for before, after in [
         ("historySize: 30,", "historySize: 30,\n      // why 30\n"),  # a line added
         ("      warningThreshold: 10,\n", ""),  # a line removed
         ('{ id: "main",', '{\n        id: "main",\n'),  # an agent's line split
     ]:
-        # A re-parse moves the old document's lines to the new text's: one old per edit.
-        old = fresh_parse(CONFIG, "openclaw.json5", movable=True)
-        text = CONFIG.replace(before, after)
-        patched = reparse(old, text)
-        assert patched is not None, after
-        assert _same_document(patched, fresh_parse(text, "openclaw.json5"))
+        old, patched = _reparsed(CONFIG, before, after)
         # What follows the edit moved without being copied: the last agent is the old one.
         assert _last_agent(patched) is _last_agent(old)
 
@@ -195,12 +203,7 @@ def test_what_follows_a_value_on_its_last_line_moves_with_the_lines_added() -> N
         ('{ id: "a",', '{\n id: "a",'),  # the second agent follows the first one's last line
         ("      historySize: 30,\n", ""),  # a line removed: `other` moves up
     ]:
-        old = fresh_parse(PACKED, "openclaw.json5", movable=True)
-        text = PACKED.replace(before, after)
-        assert text != PACKED
-        patched = reparse(old, text)
-        assert patched is not None, after
-        assert _same_document(patched, fresh_parse(text, "openclaw.json5")), after
+        _reparsed(PACKED, before, after)
 
 
 def test_an_edit_between_members_parses_only_what_is_between() -> None:
@@ -218,12 +221,7 @@ def test_an_edit_between_members_parses_only_what_is_between() -> None:
         # Two items replaced by two others: those after keep their indices.
         (items, "3,\n  [4]", "7,\n  [8]", ("a", 4)),
     ]:
-        old = fresh_parse(base, "openclaw.json5", movable=True)
-        text = base.replace(before, after)
-        assert text != base
-        patched = reparse(old, text)
-        assert patched is not None, after
-        assert _same_document(patched, fresh_parse(text, "openclaw.json5")), after
+        old, patched = _reparsed(base, before, after)
         # The member after the edit is the old document's own object, moved by the table.
         assert _at(patched.root, kept) is _at(old.root, kept), after
 
