@@ -340,3 +340,29 @@ def test_edited_values_do_not_keep_old_texts_alive() -> None:
     # with every value edited (review, 2026-12-03). Four times the edits: not ~4x the memory.
     few, many = _held_after_edits(40), _held_after_edits(160)
     assert many < 2 * few + 200_000, (few, many)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_long_edit_sequences_stay_a_fresh_parse(seed: int) -> None:
+    # The line table lives as long as the document is re-parsed: hundreds of edits (of those
+    # that leave the text parseable, so that each one is re-parsed) in one sequence, where the
+    # hypothesis test makes a dozen.
+    import random
+
+    pick = random.Random(seed)
+    fragments = ["\n", "\r\n", "\n  x: 1,\n", "\n// note\n", " y: [1,\n2],", "", "1", " "]
+    fragments += ['\n      { id: "q" },', "\n  /* c */\n", " z: {a: 1},\n"]
+    for base in CONFIGS:
+        cache = ParseCache()
+        text = base
+        cache.parse(text, "openclaw.json5", "json5")
+        for _ in range(150):
+            edit = (pick.random(), pick.randint(0, 3), pick.choice(fragments), pick.randint(0, 2))
+            new = _applied(text, edit)
+            expected = _parsed(fresh_parse, new)
+            if isinstance(expected, str):
+                continue
+            text = new
+            got = _parsed(cache.parse, text)
+            assert not isinstance(got, str) and _same_document(got, expected), (edit, text)
+        assert cache.reparsed > 50
