@@ -20,6 +20,8 @@ and for the edits of the global block and of an agent apart.
     .venv/bin/python bench/lsp.py [--edits 100] [--agents 256]
     .venv/bin/python bench/lsp.py --parse-only   # the incremental parse alone, three edits
     .venv/bin/python bench/lsp.py --line-breaks  # each edit an Enter in an agent's line
+    .venv/bin/python bench/lsp.py --line-ends    # ... an Enter at the end of an agent's line
+    .venv/bin/python bench/lsp.py --new-agents   # ... a new agent's line pasted in the roster
 """
 
 from __future__ import annotations
@@ -93,21 +95,55 @@ class Edit:
         self.text = "".join(lines)
 
 
-class LineBreak(Edit):
+def agent_line(lines: list[str], number: int, agents: int) -> int:
+    """The line of a different agent for each edit number."""
+    mark = f'{{ id: "agent-{(number * 37) % agents}"'
+    return next(i for i, text in enumerate(lines) if mark in text)
+
+
+class Typed(Edit):
+    """`value` typed at (line, column): the LSP change and the text it makes; `lines` become
+    the new text's lines."""
+
+    def __init__(self, lines: list[str], line: int, column: int, value: str) -> None:
+        position = types.Position(line=line, character=column)
+        self.range = types.Range(start=position, end=position)
+        self.value = value
+        lines[line] = lines[line][:column] + value + lines[line][column:]
+        self.text = "".join(lines)
+        lines[:] = self.text.splitlines(keepends=True)
+
+
+class LineBreak(Typed):
     """An Enter typed before an agent's id, a different agent each time: the agent's line
     splits in two and everything after it moves down a line (`--line-breaks`)."""
 
     def __init__(self, lines: list[str], number: int, agents: int) -> None:
-        agent = (number * 37) % agents
-        mark = f'{{ id: "agent-{agent}"'
-        line = next(i for i, text in enumerate(lines) if mark in text)
-        column = lines[line].index(mark) + 1
-        position = types.Position(line=line, character=column)
-        self.range = types.Range(start=position, end=position)
-        self.value = "\n        "
-        lines[line] = lines[line][:column] + self.value + lines[line][column:]
-        self.text = "".join(lines)
-        lines[:] = self.text.splitlines(keepends=True)
+        line = agent_line(lines, number, agents)
+        column = lines[line].index("{ id:") + 1
+        super().__init__(lines, line, column, "\n        ")
+
+
+class LineEnd(Typed):
+    """An Enter typed at the end of an agent's line, a different agent each time: a new,
+    indented line between two agents of the roster (`--line-ends`)."""
+
+    def __init__(self, lines: list[str], number: int, agents: int) -> None:
+        line = agent_line(lines, number, agents)
+        super().__init__(lines, line, len(lines[line].rstrip("\n")), "\n      ")
+
+
+class NewAgent(Typed):
+    """A new agent's line pasted after an agent's line (`--new-agents`): in `agents.list`
+    every agent below it moves to the next index, so its path changes."""
+
+    def __init__(self, lines: list[str], number: int, agents: int) -> None:
+        block = "tools: { loopDetection: { warningThreshold: 7 } }"
+        new = f'      {{ id: "new-{number}", {block} }},\n'
+        super().__init__(lines, agent_line(lines, number, agents) + 1, 0, new)
+
+
+MODES = {"values": Edit, "line-breaks": LineBreak, "line-ends": LineEnd, "new-agents": NewAgent}
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -230,7 +266,6 @@ def parse_only(agents: int) -> None:
     from loopcfg.source import fresh_parse
 
     text = config_text(agents)
-    old = fresh_parse(text, "openclaw.json5")
     cases = {
         "a digit typed in the global block": ("historySize: 30,", "historySize: 301,"),
         "Enter in the global block (all agents move)": ("historySize: 30,", "historySize: 30,\n"),
@@ -243,6 +278,7 @@ def parse_only(agents: int) -> None:
         new = text.replace(before, after, 1)
         patched, fresh = [], []
         for _ in range(15):
+            old = fresh_parse(text, "openclaw.json5", movable=True)  # a re-parse uses it up
             start = time.perf_counter()
             assert reparse(old, new) is not None
             patched.append(time.perf_counter() - start)
@@ -278,16 +314,33 @@ def main() -> None:
     parser.add_argument("--parse-only", action="store_true")
     parser.add_argument(
         "--line-breaks",
-        action="store_true",
+        action="store_const",
+        const="line-breaks",
+        dest="mode",
         help="each edit an Enter in an agent's line (what follows moves) instead of a value",
     )
+    parser.add_argument(
+        "--line-ends",
+        action="store_const",
+        const="line-ends",
+        dest="mode",
+        help="each edit an Enter at the end of an agent's line (a line between two agents)",
+    )
+    parser.add_argument(
+        "--new-agents",
+        action="store_const",
+        const="new-agents",
+        dest="mode",
+        help="each edit a new agent's line pasted below an agent's (the agents below move)",
+    )
+    parser.set_defaults(mode="values")
     args = parser.parse_args()
     if args.parse_only:
         parse_only(args.agents)
         return
     original = config_text(args.agents)
     lines = original.splitlines(keepends=True)
-    made = LineBreak if args.line_breaks else Edit
+    made = MODES[args.mode]
     edits = [made(lines, number, args.agents) for number in range(args.edits)]
     with tempfile.TemporaryDirectory() as scratch:
         path = Path(scratch) / "openclaw.json5"
@@ -305,12 +358,12 @@ def main() -> None:
     print(f"p50 / baseline p50: {p50 / c50:.2f}x; p95 / baseline p95: {p95 / c95:.2f}x")
     print(f"mean {statistics.mean(latencies) * 1000:.1f} ms, max {max(latencies) * 1000:.1f} ms")
     print("the server's check in-process, median ms per phase:")
-    groups = ("all",) if args.line_breaks else ("valid", "invalid", "global", "agent")
+    groups = ("valid", "invalid", "global", "agent") if args.mode == "values" else ("all",)
     for kind, rows in ((group, split[group]) for group in groups):
         medians = {name: statistics.median(row[name] for row in rows) for name in PHASES}
         shown = ", ".join(f"{name} {value * 1000:.1f}" for name, value in medians.items())
         label = f"{kind} texts" if kind in ("valid", "invalid") else f"edits of {kind}"
-        label = "line breaks" if kind == "all" else label
+        label = args.mode.replace("-", " ") if kind == "all" else label
         print(f"  {label}: {shown}; total {sum(medians.values()) * 1000:.1f}")
 
 

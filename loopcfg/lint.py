@@ -28,8 +28,8 @@ on any loaded config.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, NamedTuple
+from collections.abc import Callable, Hashable, Iterable, Sequence
+from typing import TYPE_CHECKING, NamedTuple, ParamSpec, TypeAlias, TypeVar
 
 from loopcfg.collector import paused
 from loopcfg.diagnostics import Diagnostic, Related
@@ -45,6 +45,9 @@ from loopcfg.resolve import (
 )
 from loopcfg.settings import Adjustment, EffectiveSettings
 from loopcfg.source.nodes import ArrayNode, DocPath, Node, ObjectNode, Span, format_path
+
+T = TypeVar("T")
+P = ParamSpec("P")
 
 if TYPE_CHECKING:
     from loopcfg.config import LoadedConfig
@@ -136,7 +139,50 @@ class _Scope(NamedTuple):
 
 
 def _where(span: Span | None) -> str:
-    return "" if span is None else f"{span.file}:{span.line}:{span.column}"
+    if span is None:
+        return ""
+    if _NAMED.places is not None:
+        _NAMED.places.append((span, span.start()))
+    return f"{span.file}:{span.line}:{span.column}"
+
+
+class _Named:
+    """The places that messages wrote as `file:line:column` (`_where`) while lints computed
+    for the memo ran. An edit in the language server can move a memoised scope's spans
+    without making it new (`nodes.MovableSpan`): findings that wrote a place are reused only
+    while each place is still where they wrote it. (Checks run one at a time.)"""
+
+    places: list[tuple[Span, tuple[int, int]]] | None = None
+
+
+_NAMED = _Named()
+_Places: TypeAlias = tuple[tuple[Span, tuple[int, int]], ...]
+
+
+def _memoised_lints(
+    memo: SubtreeMemo,
+    kind: str,
+    anchors: tuple[object, ...],
+    values: Hashable,
+    compute: Callable[P, T],
+    *args: P.args,
+    **kwargs: P.kwargs,
+) -> T:
+    """`compute(*args, **kwargs)`, or what it gave for the same anchors and values if the
+    places its messages named have not moved since."""
+    kept = memo.peek(kind, anchors, values)
+    if kept is not None:
+        result, named = kept[0]
+        if all(span.start() == start for span, start in named):
+            return result  # type: ignore[no-any-return]
+    outer, _NAMED.places = _NAMED.places, []
+    try:
+        result = compute(*args, **kwargs)
+        places: _Places = tuple(_NAMED.places)
+    finally:
+        _NAMED.places = outer
+    memo.put(kind, anchors, (result, places), values)
+    return result
 
 
 def _show(value: object) -> str:
@@ -650,14 +696,9 @@ def _lints_for(state: str, thresholds: bool) -> tuple[ScopeLint, ...]:
     return _ENABLED_ONLY_LINTS
 
 
-class _GlobalLints(NamedTuple):
-    findings: list[_Finding]  # the merged-scope lints of the global block
-    inherited: frozenset[_Identity]  # their identities
-
-
-def _global_lints(scope: _Scope, state: str, thresholds: bool) -> _GlobalLints:
-    flat = [f for lint in _lints_for(state, thresholds) for f in lint(scope)]
-    return _GlobalLints(flat, frozenset(finding.identity() for finding in flat))
+def _global_lints(scope: _Scope, state: str, thresholds: bool) -> list[_Finding]:
+    """The merged-scope lints of the global block."""
+    return [f for lint in _lints_for(state, thresholds) for f in lint(scope)]
 
 
 def _agent_lints(
@@ -671,6 +712,16 @@ def _agent_lints(
     if state == "clean":
         findings.extend(_lc202_redundant(scope))
     return _as_diagnostics(findings, scope, file)
+
+
+def _scope_lints(
+    scope: Scope,
+    global_written: dict[str, Written],
+    how: tuple[str, bool, frozenset[_Identity], str],
+) -> list[Diagnostic]:
+    """`_agent_lints` of an agent's resolved scope (its `_Scope` made here)."""
+    state, thresholds, inherited, file = how
+    return _agent_lints(_Scope.of(scope, global_written), state, thresholds, inherited, file)
 
 
 def _block_lints(
@@ -690,7 +741,8 @@ def _block_lints(
     if memo is None:
         globals_ = _global_lints(global_scope, global_state, thresholds)
     else:
-        globals_ = memo.get(
+        globals_ = _memoised_lints(
+            memo,
             "global lints",
             (resolved.global_scope,),
             (global_state, thresholds),
@@ -699,9 +751,11 @@ def _block_lints(
             global_state,
             thresholds,
         )
-    flat = [*globals_.findings, *_lc103_global(global_scope, [scope for scope, _ in agents])]
+    flat = [*globals_, *_lc103_global(global_scope, [scope for scope, _ in agents])]
     diagnostics = _as_diagnostics(flat, global_scope, file)
-    inherited = globals_.inherited
+    # Their identities hold spans, hashed by where they are: made in every check, since an
+    # edit in the language server can move memoised findings (`nodes.MovableSpan`).
+    inherited = frozenset(finding.identity() for finding in globals_)
     for scope, state in agents:
         if memo is None:
             of = _Scope.of(scope, global_written)
@@ -709,13 +763,17 @@ def _block_lints(
             continue
         anchors = (scope, resolved.global_scope)
         values = (state, global_state, thresholds, file)
-        kept = memo.peek("agent lints", anchors, values)
-        if kept is None:  # `get` would make the `_Scope` for every agent, found or not
-            of = _Scope.of(scope, global_written)
-            linted = _agent_lints(of, state, thresholds, inherited, file)
-            memo.put("agent lints", anchors, linted, values)
-        else:
-            linted = kept[0]
+        # (`memo.get`-like, but the `_Scope` is made only when the findings are made again.)
+        linted = _memoised_lints(
+            memo,
+            "agent lints",
+            anchors,
+            values,
+            _scope_lints,
+            scope,
+            global_written,
+            (state, thresholds, inherited, file),
+        )
         diagnostics.extend(linted)
     return diagnostics
 

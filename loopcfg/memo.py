@@ -2,12 +2,18 @@
 
 The language server checks a config again after every edit, and its incremental parse
 (loopcfg/lsp/incremental.py) hands the next check the very node objects of every value the
-edit did not touch; a value that moved (lines added above it) or was parsed again is a new
-object. So a result computed from some nodes alone (an agent's resolved scope, its lint
-findings, a block's checks) is the same, positions included, for as long as those nodes are
-the same objects: `SubtreeMemo` keeps such results keyed by the identity of the nodes (and of
-other memoised results) they were computed from, plus the plain values they also read (the
+edit did not touch, those that an edit moved to other lines (lines added above them) too; a
+value parsed again is a new object. So a result computed from some nodes alone (an agent's
+resolved scope, its lint findings, a block's checks) is the same for as long as those nodes
+are the same objects: `SubtreeMemo` keeps such results keyed by the identity of the nodes (and
+of other memoised results) they were computed from, plus the plain values they also read (the
 target's line, the file name).
+
+Positions included: the server's spans are `nodes.MovableSpan`s, whose lines an edit moves in
+place, so a kept result must hold positions only as those spans (or `settings.PlacedSource`),
+never copied out of them. What copies one out (a message naming `file:line:column`) must be
+checked before reuse (`lint._memoised_lints`), and a set or dict keyed by spans hashes them
+where they were (so `lint` makes the global findings' identities in every check).
 
 The library never holds one: the server keeps one per open config and passes it down through
 `check.loaded_findings(..., memo=)`; without one (the command line) every result is computed
@@ -79,7 +85,7 @@ class SubtreeMemo:
         self, kind: str, anchors: tuple[object, ...], values: Hashable = None
     ) -> tuple[Any] | None:
         """(the result kept for these anchors and values,) or None; a result found is kept
-        for the next round too."""
+        for the next round too (and counts as a hit)."""
         key = (kind, *map(id, anchors), values)
         kept = self._current.get(key)
         if kept is None:
@@ -87,6 +93,7 @@ class SubtreeMemo:
             if kept is None:
                 return None
             self._current[key] = kept
+        self.hits += 1
         return (kept[1],)
 
     def put(

@@ -28,7 +28,13 @@ from loopcfg.diagnostics import Diagnostic
 from loopcfg.keys import DEFAULT_LINE, SETTINGS
 from loopcfg.keys import settings_for as settings_of_line
 from loopcfg.releases import MAX_SAFE_INTEGER, Target, choose_target, line_settings
-from loopcfg.settings import EffectiveSettings, Origin, Source, settings_from_written
+from loopcfg.settings import (
+    EffectiveSettings,
+    Origin,
+    PlacedSource,
+    Source,
+    settings_from_written,
+)
 from loopcfg.source.nodes import (
     ArrayNode,
     DocPath,
@@ -115,7 +121,7 @@ class Written(NamedTuple):
         span = self.span
         if span is None:
             return Source(self.origin)
-        return Source(self.origin, span.file, span.line, span.column)
+        return PlacedSource(self.origin, span)
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Literal, TypeAlias
+from typing import Any, Literal, Protocol, TypeAlias
 
 from loopcfg.keys import GROUPS, SETTINGS, SETTINGS_BY_NAME, group_keys, top_level_keys
 
@@ -29,6 +29,72 @@ class Source:
 
     def to_json(self) -> dict[str, Any]:
         return {"from": self.origin, "file": self.file, "line": self.line, "column": self.column}
+
+    def with_origin(self, origin: Origin) -> Source:
+        """The same place, come to the value another way (a written value adjusted)."""
+        return Source(origin, self.file, self.line, self.column)
+
+
+class _Place(Protocol):
+    """A place in a file (a `source.nodes.Span`; settings do not import the loader's types)."""
+
+    @property
+    def file(self) -> str: ...
+    @property
+    def line(self) -> int: ...
+    @property
+    def column(self) -> int: ...
+
+
+class PlacedSource(Source):
+    """A `Source` whose position is read from the written value's span when asked: in the
+    language server an edit moves the lines of spans that scopes kept from the last check
+    hold (`nodes.MovableSpan`), and a position copied out of them would go stale. Equal to
+    the plain `Source` of the same place; pickled as one."""
+
+    __slots__ = ("span",)
+    span: _Place
+
+    def __init__(self, origin: Origin, span: _Place) -> None:
+        object.__setattr__(self, "origin", origin)  # Source is frozen
+        object.__setattr__(self, "span", span)
+
+    @property
+    def file(self) -> str:
+        return self.span.file
+
+    @property
+    def line(self) -> int:
+        return self.span.line
+
+    @property
+    def column(self) -> int:
+        return self.span.column
+
+    def plain(self) -> Source:
+        return Source(self.origin, self.file, self.line, self.column)
+
+    def with_origin(self, origin: Origin) -> Source:
+        return PlacedSource(origin, self.span)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Source):
+            return NotImplemented
+        return (self.origin, self.file, self.line, self.column) == (
+            other.origin,
+            other.file,
+            other.line,
+            other.column,
+        )
+
+    def __hash__(self) -> int:
+        return hash(self.plain())
+
+    def __repr__(self) -> str:
+        return repr(self.plain())
+
+    def __reduce__(self) -> tuple[type[Source], tuple[Origin, str, int, int]]:
+        return Source, (self.origin, self.file, self.line, self.column)
 
 
 @dataclass(frozen=True, slots=True)
@@ -245,7 +311,7 @@ def settings_from_written(
         adjustments.append(Adjustment(higher, values[high], raised, rule, lower, written))
         values[high] = raised
         # An adjusted value keeps the position of what was written (None for a default).
-        origin[higher] = Source("adjusted", written.file, written.line, written.column)
+        origin[higher] = written.with_origin("adjusted")
 
     return EffectiveSettings(
         **values,

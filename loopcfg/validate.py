@@ -1251,7 +1251,6 @@ class _Rejected(NamedTuple):
     span: Span | None  # its key's (or value's)
     path: str
     related: Related | None  # how LC110 points at it when it is not the first
-    start: tuple[int, int]  # where the span starts ((0, 0) without one), to sort by
 
 
 def _unknown_target_warning(
@@ -1320,7 +1319,7 @@ def _lc110(
     if roster is not None:
         located.append(_rejected("agents.list", roster, "agents.list", newest.name))
     # (C-level `map`, `filter` and keys: a large roster names a thousand places here.)
-    spans = sorted(filter(_SPAN, located), key=_START)
+    spans = sorted(filter(_SPAN, located), key=_start)
     primary, where_first = (spans[0].span, spans[0].path) if spans else (None, located[0].path)
     related = tuple(map(_RELATED, spans[1:]))  # each has a span, so a Related
     return Diagnostic.at(
@@ -1356,12 +1355,18 @@ def _rejected_in(block: ObjectNode, path: DocPath, newest: Release) -> list[_Rej
 def _rejected(setting: str, entry: Entry, where: str, release: str) -> _Rejected:
     span = entry.key.span or entry.value.span
     if span is None:
-        return _Rejected(setting, None, where, None, (0, 0))
+        return _Rejected(setting, None, where, None)
     related = Related(span, f"{where} is rejected by OpenClaw {release}")
-    return _Rejected(setting, span, where, related, span.start())
+    return _Rejected(setting, span, where, related)
 
 
-_START = attrgetter("start")
+def _start(rejected: _Rejected) -> tuple[int, int]:
+    """Where a place with a span starts, read when sorting: an edit in the language server
+    moves the lines of memoised places (`nodes.MovableSpan`)."""
+    assert rejected.span is not None
+    return rejected.span.start()
+
+
 _SPAN = attrgetter("span")  # a Span is always true; None is not
 _SETTING = attrgetter("setting")
 _RELATED = attrgetter("related")

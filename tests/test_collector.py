@@ -57,9 +57,9 @@ def test_the_library_entry_points_pause_it(
     seen: list[bool] = []
     parse = json5_module.parse_json5
 
-    def spy(text: str, file: str, format: str = "json5") -> object:
+    def spy(text: str, file: str, format: str = "json5", **options: bool) -> object:
         seen.append(gc.isenabled())
-        return parse(text, file, format)  # type: ignore[arg-type]
+        return parse(text, file, format, **options)  # type: ignore[arg-type]
 
     monkeypatch.setattr(json5_module, "parse_json5", spy)
     parse_text("{a: 1}", "f.json5")

@@ -102,3 +102,22 @@ def test_resolved_settings_pickle_with_their_provenance() -> None:
     assert dict(copy.sources) == dict(settings.sources)
     with pytest.raises(TypeError):  # still read-only
         copy.sources["warningThreshold"] = settings.sources["historySize"]  # type: ignore[index]
+
+
+def test_a_placed_source_reads_where_its_span_is_now() -> None:
+    import pickle
+
+    from loopcfg.settings import PlacedSource, Source
+    from loopcfg.source.nodes import LineTable, MovableSpan
+
+    table = LineTable(4)
+    source = PlacedSource("agent", MovableSpan("f.json5", table, 3, 5, 3, 9))
+    assert source == Source("agent", "f.json5", 3, 5) == source
+    assert hash(source) == hash(Source("agent", "f.json5", 3, 5))
+    table.shift(1, 2)  # two lines added above it
+    assert source.to_json() == {"from": "agent", "file": "f.json5", "line": 5, "column": 5}
+    assert source.with_origin("adjusted") == Source("adjusted", "f.json5", 5, 5)
+    table.shift(0, 1)
+    assert source.with_origin("adjusted").line == 6  # adjusted keeps following the span
+    assert pickle.loads(pickle.dumps(source)) == Source("agent", "f.json5", 6, 5)
+    assert type(pickle.loads(pickle.dumps(source))) is Source

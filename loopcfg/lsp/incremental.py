@@ -5,15 +5,23 @@ change did not touch, so `ParseCache` keeps the last document of each file and:
 
 - returns it as it is when the file's text is unchanged (an included file while the config
   that includes it is typed in, the config while its include is edited, a save);
-- after an edit of a JSON5/JSON file, parses again only the innermost value that holds the
-  whole edit and after which its line holds nothing but a comma (so that nothing else moves
-  sideways), alone, moves its positions to where it starts in the file, and puts it into a
-  copy of the old tree's path to it. The values before it are the old document's own; those
-  after it are too, or, when the edit added or removed lines, copies moved down or up by as
-  many lines. The line starts of the last text are kept and patched, not found again.
+- after an edit of a JSON5/JSON file between two members of an object or array that it
+  leaves as they are (a line added after an agent's line, a setting pasted between two
+  others, lines deleted), parses only the text between them, as members of that container;
+- else parses again the innermost value that holds the whole edit and after which its line
+  holds nothing but a comma (so that nothing else moves sideways), alone, and puts back the
+  members of it that the edit did not touch;
+- gives what it parsed new lines in the file's `LineTable`, and puts it into a copy of the
+  old tree's path to it. Every other value is the old document's own object, those after
+  the edit too: when the edit added or removed lines, the table moves their lines (their
+  spans are `nodes.MovableSpan`s), so nothing is copied and the results the server's memo
+  keeps for them (loopcfg/memo.py) hold. (Not an array's items after items added or
+  removed: their indices, so their paths, changed.) The old document is used up: its spans
+  read the new text's lines. The line starts of the last text are kept and patched, not
+  found again.
 
-Anything else (YAML, an edit outside every value but the root, a value that does not parse
-alone) is parsed from the start, as `loopcfg validate` parses it. Either way the document
+Anything else (YAML, an edit outside the root value, text that does not parse alone) is
+parsed from the start, as `loopcfg validate` parses it. Either way the document
 equals `fresh_parse` of the new text (tests/lsp/test_incremental.py checks that over generated
 edits), so the diagnostics are `validate`'s.
 """
@@ -32,12 +40,14 @@ from loopcfg.source.nodes import (
     DocPath,
     Document,
     Entry,
-    Key,
+    LineTable,
+    MovableSpan,
     Node,
     ObjectNode,
-    ScalarNode,
     Span,
+    _Located,
 )
+from loopcfg.source.nodes import line_starts as text_line_starts  # its name is taken here
 
 _LINE_BREAK = re.compile("[\n\r\u2028\u2029]")
 # What may follow the re-parsed value on its last line: a comma, spaces. Anything else there
@@ -71,18 +81,27 @@ class ParseCache:
             kept = self.line_starts.get(key)
             starts = kept[1] if kept is not None and kept[0] is old.text else None
             patched = _reparse(old, text, starts)
+            if patched is not None and _worn(patched[0], patched[1]):
+                patched = None  # its line table has grown: start a new one
             if patched is not None:
                 self.reparsed += 1
                 document, starts = patched
                 self.line_starts[key] = (document.text, starts)
         if document is None:
-            document = fresh_parse(text, file, format)
+            document = fresh_parse(text, file, format, movable=True)
         self.documents[key] = document
         self.documents.move_to_end(key)
         while len(self.documents) > _KEPT_FILES:
             evicted, _ = self.documents.popitem(last=False)
             self.line_starts.pop(evicted, None)
         return document
+
+
+def _worn(document: Document, line_starts: list[int]) -> bool:
+    """Whether the document's `LineTable` holds many more ids than the text has lines: each
+    edit adds ids for the lines of what it re-parsed, and moving lines walks them all."""
+    table = document.lines
+    return table is not None and len(table.numbers) > 2 * len(line_starts) + 20_000
 
 
 # -- where the edit is ----------------------------------------------------------------------------
@@ -203,12 +222,20 @@ def _reparse(
     if old.text.startswith("\ufeff") or text.startswith("\ufeff"):
         return None  # a BOM shifts the first line's columns: not worth the care
     if line_starts is None:
-        line_starts = _line_starts(old.text)
+        line_starts = text_line_starts(old.text)
     edit = _Edit(old.text, text, line_starts)
     if edit.splits_a_line_break(old.text, text):
         return None
     chain = _path_to_edit(old.root, edit)
-    for depth in range(len(chain) - 1, 0, -1):  # the root itself: a fresh parse is as fast
+    if len(chain) > 1 or _covers(chain[0].span, edit):
+        document = _replace_between(old, text, chain, edit, line_starts)
+        if document is not None:
+            return document, _starts_after(line_starts, edit, text)
+    # The root too: parsed alone it is a fresh parse, but its values the edit did not touch
+    # are put back (`_keep_untouched`), which the memo keys on.
+    for depth in range(len(chain) - 1, -1, -1):
+        if depth == 0 and not _covers(chain[0].span, edit):
+            return None  # before or after the root value: nothing holds the edit
         if _ends_its_line(chain[depth], old.text, edit, line_starts):
             document = _replace_value(old, text, chain[: depth + 1], edit, line_starts)
             if document is None:
@@ -234,57 +261,250 @@ def _starts_after(line_starts: list[int], edit: _Edit, text: str) -> list[int]:
 def _replace_value(
     old: Document, text: str, chain: list[Node], edit: _Edit, line_starts: list[int]
 ) -> Document | None:
+    table = old.lines
+    if table is None:
+        return None  # plain Spans (not the server's parse) cannot be moved in place
     target = chain[-1]
     span = target.span
     assert span is not None
-    start = line_starts[span.line - 1] + span.column - 1  # before the edit: it does not move
+    first_line, first_column = span.line, span.column
+    start = line_starts[first_line - 1] + first_column - 1  # before the edit: it does not move
     end = line_starts[span.end_line - 1] + span.end_column - 1 + edit.delta  # after it: moves
     # The value parsed alone; its positions are then moved to where it starts in the file.
+    alone_text = text[start:end]
     try:
-        alone = fresh_parse(text[start:end], old.file, old.format)
+        alone = fresh_parse(alone_text, old.file, old.format)
     except SourceError:
         return None
     if any(_runs_to_the_end(comment, alone) for comment in alone.comments):
         return None  # a line comment cut short by the end of the value: it runs on in the file
     if _height(alone.root) + len(target.path) > MAX_DEPTH:
         return None  # deep enough that the whole file's parse would refuse it
-    place = _Placer(span.line, span.column)
-    _settle(alone.root, target.path, place)
-    root = _rebuilt(chain, alone.root, edit.lines)
+    before, after = _comments_apart(
+        old.comments, (span.line, span.column), (span.end_line, span.end_column)
+    )
+    kept = _keep_untouched(target, alone.root, start, edit, line_starts)
+    # From here on the old document's lines are the new text's: what follows the edit moves
+    # by the lines it added (its nodes and comments stay the same objects). On the edit's
+    # last line, nothing the new document keeps follows it: the value ends there with a
+    # comma at most after it (`_ends_its_line`), and what it keeps starts on later lines.
+    table.shift(edit.last[0], edit.lines)
+    place = _Placer(old.file, table, first_line, first_column)
+    _settle(alone.root, target.path, place, kept)
+    root = _rebuilt(chain, alone.root)
     inside = [Comment(comment.text, place(comment.span)) for comment in alone.comments]
-    comments = _comments_around(old.comments, span, inside, edit.lines)
     # No key written twice before, none in the new value: none now (the value replaced keeps
     # its key), so LC107 need not look through the whole tree again.
     no_duplicates = old.duplicate_keys is False and alone.duplicate_keys is False
     duplicate_keys = False if no_duplicates else None
-    return Document(old.file, text, root, comments, old.format, duplicate_keys=duplicate_keys)
+    return Document(
+        old.file,
+        text,
+        root,
+        [*before, *inside, *after],
+        old.format,
+        duplicate_keys=duplicate_keys,
+        lines=table,
+    )
+
+
+# What a fragment of members is parsed between: two members as the grammar needs them, so that
+# the fragment parses exactly when the file does between its untouched neighbours (a token typed
+# against one of them runs into `null` and fails, as it would have changed that neighbour).
+_ARRAY_ENDS = ("[null", "null]")
+_OBJECT_ENDS = ('{"a":null', '"b":null}')  # JSON too
+
+
+def _replace_between(
+    old: Document, text: str, chain: list[Node], edit: _Edit, line_starts: list[int]
+) -> Document | None:
+    """An edit between two members of the innermost container that holds it, each left as it
+    is: the member before it ends before the edit, the one after it starts on a later line
+    than the edit ends on. Only the text between them is parsed, as members of that kind of
+    container, and the container is rebuilt with the old members around the new ones (an
+    array only when as many items come out as went in, so that those after keep their
+    indices). None when there is no such pair or the text between does not parse."""
+    table, container = old.lines, chain[-1]
+    if table is None or not isinstance(container, ObjectNode | ArrayNode):
+        return None
+    members: list[Entry | Node] = (
+        list(container.entries) if isinstance(container, ObjectNode) else list(container.items)
+    )
+    offsets = [_old_offsets(member, line_starts) for member in members]
+    before = [i for i, (_, last) in enumerate(offsets) if last <= edit.start]
+    after = [
+        i
+        for i, (first, _) in enumerate(offsets)
+        if first >= edit.old_end and _first_line(members[i]) > edit.last[0]
+    ]
+    if not before or not after:
+        return None
+    left, right = before[-1], after[0]
+    start, old_end = offsets[left][1], offsets[right][0]
+    opener, closer = _ARRAY_ENDS if isinstance(container, ArrayNode) else _OBJECT_ENDS
+    try:
+        between = text[start : old_end + edit.delta]
+        parsed = fresh_parse(opener + between + closer, old.file, old.format)
+    except SourceError:
+        return None
+    fragment = parsed.root
+    if isinstance(fragment, ObjectNode):
+        new: list[Entry | Node] = list(fragment.entries[1:-1])
+    else:
+        assert isinstance(fragment, ArrayNode)
+        new = list(fragment.items[1:-1])
+        if len(new) != right - left - 1:
+            return None  # the items after would move to other indices (other paths)
+    if _height(fragment) + len(container.path) > MAX_DEPTH:
+        return None
+    first_line, first_column = _position(line_starts, start)
+    kept_before, kept_after = _comments_apart(
+        old.comments, (first_line, first_column), _position(line_starts, old_end)
+    )
+    table.shift(edit.last[0], edit.lines)
+    place = _Placer(old.file, table, first_line, first_column - len(opener))
+    for member in new:
+        value = member.value if isinstance(member, Entry) else member
+        if isinstance(member, Entry):
+            member.key.span = _placed(member.key.span, place)
+        else:
+            _reindex(member, left)  # the fragment's item 1 is the container's item left + 1
+        _settle(value, container.path, place, set())
+    merged = [*members[: left + 1], *new, *members[right:]]
+    if isinstance(container, ObjectNode):
+        rebuilt: Node = ObjectNode(merged, container.place, container.path)  # type: ignore[arg-type]
+    else:
+        rebuilt = ArrayNode(merged, container.place, container.path)  # type: ignore[arg-type]
+    inside = [Comment(comment.text, place(comment.span)) for comment in parsed.comments]
+    # A key typed between two entries may be written twice now: LC107 looks again.
+    no_new_keys = isinstance(container, ArrayNode) or not new
+    duplicate_keys = old.duplicate_keys if no_new_keys and not parsed.duplicate_keys else None
+    return Document(
+        old.file,
+        text,
+        _rebuilt(chain, rebuilt),
+        [*kept_before, *inside, *kept_after],
+        old.format,
+        duplicate_keys=duplicate_keys,
+        lines=table,
+    )
+
+
+def _reindex(node: Node, by: int) -> None:
+    """Add `by` to the array index that starts the paths of `node` and all below it."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        index, *rest = current.path
+        assert isinstance(index, int)
+        current.path = (index + by, *rest)
+        if isinstance(current, ObjectNode):
+            stack.extend(entry.value for entry in current.entries)
+        elif isinstance(current, ArrayNode):
+            stack.extend(current.items)
+
+
+def _keep_untouched(
+    old: Node, new: Node, start: int, edit: _Edit, line_starts: list[int]
+) -> set[int]:
+    """Put the members of the old value that the edit did not touch (all before it, or all on
+    lines after its last one, at the same place in the array) into the value parsed alone
+    (`new`, from offset `start` of the new text), in place of their twins: the same text
+    parses to the same values, and keeping the objects keeps what the memo holds for them.
+    Their spans move with the `LineTable`. Returns the ids of the members kept (entries of
+    an object, items of an array), which `_settle` leaves as they are."""
+    if isinstance(old, ObjectNode) and isinstance(new, ObjectNode):
+        olds: list[Entry | Node] = list(old.entries)
+        news: list[Entry | Node] = list(new.entries)
+    elif isinstance(old, ArrayNode) and isinstance(new, ArrayNode):
+        olds, news = list(old.items), list(new.items)
+    else:
+        return set()
+    twins = {_alone_offsets(member, start): index for index, member in enumerate(news)}
+    kept: set[int] = set()
+    for index, member in enumerate(olds):
+        first, last = _old_offsets(member, line_starts)
+        if last <= edit.start:
+            wanted = (first, last)
+        elif first >= edit.old_end and _first_line(member) > edit.last[0]:
+            wanted = (first + edit.delta, last + edit.delta)
+        else:
+            continue
+        twin = twins.get(wanted)
+        if twin is None or (isinstance(old, ArrayNode) and twin != index):
+            continue  # an array item at another index has another path
+        news[twin] = member
+        kept.add(id(member))
+    if isinstance(new, ObjectNode):
+        new.entries = news  # type: ignore[assignment]
+        new.invalidate_index()
+    else:
+        new.items = news  # type: ignore[assignment]
+    return kept
+
+
+def _bounds(member: Entry | Node) -> tuple[_Located, _Located]:
+    """The key or node a member starts with, and the node it ends with."""
+    return (member.key, member.value) if isinstance(member, Entry) else (member, member)
+
+
+def _first_line(member: Entry | Node) -> int:
+    span = _bounds(member)[0].span
+    assert span is not None
+    return span.line
+
+
+def _old_offsets(member: Entry | Node, line_starts: list[int]) -> tuple[int, int]:
+    """Where a member of the old document is in the old text (its spans, by its lines)."""
+    first, last = (located.span for located in _bounds(member))
+    assert first is not None and last is not None
+    return (
+        line_starts[first.line - 1] + first.column - 1,
+        line_starts[last.end_line - 1] + last.end_column - 1,
+    )
+
+
+def _alone_offsets(member: Entry | Node, start: int) -> tuple[int, int] | None:
+    """Where a member of the value parsed alone is in the new text (its unread Places)."""
+    first, last = (located.place for located in _bounds(member))
+    if type(first) is not tuple or type(last) is not tuple:
+        return None  # (a parse's Places are unread until `_settle`)
+    return start + first[1], start + last[2]
 
 
 _LINE_BREAK_TOKEN = re.compile("\r\n|[\n\r\u2028\u2029]")
 
 
-def _line_starts(text: str) -> list[int]:
-    """The offset of each line's first character, as the parser counts lines."""
-    return [0, *(found.end() for found in _LINE_BREAK_TOKEN.finditer(text))]
-
-
 class _Placer:
-    """Moves a span of a value parsed alone to where the value starts in the file: down by
-    the lines above it, and its first line right by the columns before it."""
+    """Moves a span of a value parsed alone to where the value starts in the file (its
+    `line`, `column`): each of its lines gets the id of a new line of the file's `LineTable`
+    when a span first lands on it (the lines of members kept from the old document get none),
+    and its first line moves right by the columns before it."""
 
-    __slots__ = ("columns", "lines")
+    __slots__ = ("columns", "file", "ids", "lines", "table")
 
-    def __init__(self, line: int, column: int) -> None:
+    def __init__(self, file: str, table: LineTable, line: int, column: int) -> None:
+        self.file = file
+        self.table = table
         self.lines = line - 1
         self.columns = column - 1
+        # line of the value -> its id (one int object for all the spans on that line)
+        self.ids: dict[int, int] = {}
+
+    def id_of(self, line: int) -> int:
+        found = self.ids.get(line)
+        if found is None:
+            found = self.ids[line] = self.table.new_line(line + self.lines)
+        return found
 
     def __call__(self, span: Span) -> Span:
-        lines, columns = self.lines, self.columns
-        return Span(
-            span.file,
-            span.line + lines,
+        columns = self.columns
+        return MovableSpan(
+            self.file,
+            self.table,
+            self.id_of(span.line),
             span.column + columns if span.line == 1 else span.column,
-            span.end_line + lines,
+            self.id_of(span.end_line),
             span.end_column + columns if span.end_line == 1 else span.end_column,
         )
 
@@ -302,7 +522,7 @@ def _height(node: Node) -> int:
     return 0
 
 
-def _settle(node: Node, prefix: DocPath, place: _Placer) -> None:
+def _settle(node: Node, prefix: DocPath, place: _Placer, kept: set[int]) -> None:
     """Put the re-parsed value in its place: its paths start with `prefix`, and it gets its
     Spans now, where it is in the file. (Left lazy, each of its keys and nodes would keep
     this parse's text alive for as long as the value is not edited again: memory grew by
@@ -315,86 +535,46 @@ def _settle(node: Node, prefix: DocPath, place: _Placer) -> None:
         current.span = _placed(current.span, place)
         if isinstance(current, ObjectNode):
             for entry in current.entries:
-                entry.key.span = _placed(entry.key.span, place)
-                stack.append(entry.value)
+                if id(entry) not in kept:  # a kept member is the old document's, in place
+                    entry.key.span = _placed(entry.key.span, place)
+                    stack.append(entry.value)
         elif isinstance(current, ArrayNode):
-            stack.extend(current.items)
+            stack.extend(item for item in current.items if id(item) not in kept)
 
 
 def _placed(span: Span | None, place: _Placer) -> Span | None:
     return None if span is None else place(span)
 
 
-def _rebuilt(chain: list[Node], value: Node, lines: int) -> Node:
-    """Copies of the containers on `chain` (root first) with its last node replaced by `value`
-    and what follows it moved down by `lines`; the old tree is left as it was (an earlier
-    check may still hold it). Unmoved values are shared, not copied."""
+def _rebuilt(chain: list[Node], value: Node) -> Node:
+    """Copies of the containers on `chain` (root first) with its last node replaced by
+    `value`; the old tree is left as it was (an earlier check holds it, and the memo keys on
+    its nodes). Every other value is shared, those after the edit too: their spans' lines
+    are read from the `LineTable`, which the edit moved."""
     replacement = value
     for parent, child in zip(reversed(chain[:-1]), reversed(chain[1:]), strict=True):
         if isinstance(parent, ObjectNode):
             index = next(i for i, entry in enumerate(parent.entries) if entry.value is child)
-            entries = [
-                *parent.entries[:index],
-                Entry(parent.entries[index].key, replacement),
-                *(_moved_entry(entry, lines) for entry in parent.entries[index + 1 :]),
-            ]
-            replacement = ObjectNode(entries, _end_moved(parent.span, lines), parent.path)
+            entries = list(parent.entries)
+            entries[index] = Entry(parent.entries[index].key, replacement)
+            replacement = ObjectNode(entries, parent.place, parent.path)
         else:
             assert isinstance(parent, ArrayNode)
             index = next(i for i, item in enumerate(parent.items) if item is child)
-            items = [
-                *parent.items[:index],
-                replacement,
-                *(_moved(item, lines) for item in parent.items[index + 1 :]),
-            ]
-            replacement = ArrayNode(items, _end_moved(parent.span, lines), parent.path)
+            items = list(parent.items)
+            items[index] = replacement
+            replacement = ArrayNode(items, parent.place, parent.path)
     return replacement
 
 
-def _span_moved(span: Span | None, lines: int) -> Span | None:
-    if span is None or not lines:
-        return span
-    return Span(span.file, span.line + lines, span.column, span.end_line + lines, span.end_column)
-
-
-def _end_moved(span: Span | None, lines: int) -> Span | None:
-    """A container's span whose start is before the edit and its end after it."""
-    if span is None or not lines:
-        return span
-    return Span(span.file, span.line, span.column, span.end_line + lines, span.end_column)
-
-
-def _moved(node: Node, lines: int) -> Node:
-    """`node` as it is `lines` lines further down (itself when it does not move)."""
-    if not lines:
-        return node
-    span = _span_moved(node.span, lines)
-    if isinstance(node, ScalarNode):
-        return ScalarNode(node.value, span, node.path, node.raw)
-    if isinstance(node, ArrayNode):
-        return ArrayNode([_moved(item, lines) for item in node.items], span, node.path)
-    return ObjectNode([_moved_entry(e, lines) for e in node.entries], span, node.path)
-
-
-def _moved_entry(entry: Entry, lines: int) -> Entry:
-    if not lines:
-        return entry
-    key = Key(entry.key.name, _span_moved(entry.key.span, lines))
-    return Entry(key, _moved(entry.value, lines))
-
-
-def _comments_around(
-    old: list[Comment], span: Span, inside: list[Comment], lines: int
-) -> list[Comment]:
-    """The old comments before and after the value (those after moved by `lines`), with the
-    re-parsed value's own between."""
-    first = (span.line, span.column)
-    last = (span.end_line, span.end_column)
+def _comments_apart(
+    old: list[Comment], first: tuple[int, int], last: tuple[int, int]
+) -> tuple[list[Comment], list[Comment]]:
+    """The old comments that end by `first` and those that start from `last` on (read
+    before the edit moves lines)."""
     before = [c for c in old if (c.span.end_line, c.span.end_column) <= first]
     after = [c for c in old if (c.span.line, c.span.column) >= last]
-    if lines:
-        after = [Comment(c.text, _span_moved(c.span, lines) or c.span) for c in after]
-    return [*before, *inside, *after]
+    return before, after
 
 
 __all__ = ["ParseCache", "reparse"]

@@ -77,15 +77,16 @@ def parsing_with(parse: Callable[[str, str, str], Document]) -> Iterator[None]:
         _PARSER.reset(token)
 
 
-def fresh_parse(text: str, file: str, format: str = "json5") -> Document:
-    """`parse_text` without a stand-in parser: the text parsed from its first character."""
+def fresh_parse(text: str, file: str, format: str = "json5", *, movable: bool = False) -> Document:
+    """`parse_text` without a stand-in parser: the text parsed from its first character.
+    `movable`: JSON5/JSON spans that an edit can move (`nodes.MovableSpan`), for the server."""
     if format == "yaml":
         from loopcfg.source.yaml import parse_yaml
 
         return parse_yaml(text, file)
     from loopcfg.source.json5 import parse_json5
 
-    return parse_json5(text, file, "json" if format == "json" else "json5")
+    return parse_json5(text, file, "json" if format == "json" else "json5", movable=movable)
 
 
 # Texts that stand in for files, by real path: the LSP's open buffers, and `fix`'s edits while

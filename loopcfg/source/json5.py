@@ -109,11 +109,22 @@ _CLOSERS = {"object": "}", "array": "]"}
 
 
 @paused
-def parse_json5(text: str, file: str, format: Format = "json5") -> Document:
-    """Parse JSON5 (or plain JSON) text into a Document; raises SourceError (LC001)."""
-    parser = _Parser(text, file)
+def parse_json5(
+    text: str, file: str, format: Format = "json5", *, movable: bool = False
+) -> Document:
+    """Parse JSON5 (or plain JSON) text into a Document; raises SourceError (LC001).
+    `movable`: spans an edit can move (`nodes.LineTable`), for the language server."""
+    parser = _Parser(text, file, movable)
     root = parser.document()
-    return Document(file, text, root, parser.comments, format, duplicate_keys=parser.duplicate_keys)
+    return Document(
+        file,
+        text,
+        root,
+        parser.comments,
+        format,
+        duplicate_keys=parser.duplicate_keys,
+        lines=parser.positions.lines,
+    )
 
 
 def _is_key_char(char: str, first: bool) -> bool:
@@ -137,14 +148,14 @@ def _quote(token: str) -> str:
 class _Parser:
     __slots__ = ("comments", "duplicate_keys", "end", "file", "open", "positions", "start", "text")
 
-    def __init__(self, text: str, file: str) -> None:
+    def __init__(self, text: str, file: str, movable: bool = False) -> None:
         self.text = text
         self.file = file
         # A leading BOM is not part of the document: positions start after it.
         self.start = 1 if text.startswith("\ufeff") else 0
         self.end = len(text)
         # Keys and values get a Place; their Span is made only when someone reads it.
-        self.positions = Positions(file, text, self.start)
+        self.positions = Positions(file, text, self.start, movable=movable)
         self.comments: list[Comment] = []
         self.duplicate_keys = False  # an object wrote a key twice (LC107 then looks for it)
         # The containers being parsed, innermost last: (kind, position of the bracket).

@@ -44,32 +44,119 @@ class Span:
         return (self.line, self.column)
 
 
+class LineTable:
+    """Where the lines of an edited text are now, for spans that an edit moves without copying.
+
+    The language server re-parses only the value around an edit (loopcfg/lsp/incremental.py);
+    an edit that adds or removes lines moves everything after it. Spans made for it name a
+    line by an id, and this table gives the id's line in the latest text: moving what follows
+    an edit is one pass over the table, and the values after it stay the same objects (so the
+    results kept for them, loopcfg/memo.py, hold). The ids of a fresh parse are its lines;
+    a re-parsed value's lines get new ids. Only the server's parses have one; the command line
+    makes plain Spans."""
+
+    __slots__ = ("numbers",)
+    numbers: list[int]  # line id -> its 1-based line in the latest text (index 0 unused)
+
+    def __init__(self, lines: int) -> None:
+        self.numbers = list(range(lines + 1))
+
+    def shift(self, after: int, lines: int) -> None:
+        """Every line below line `after` moves down by `lines` (up, below zero)."""
+        if lines:
+            self.numbers[:] = [n + lines if n > after else n for n in self.numbers]
+
+    def new_line(self, line: int) -> int:
+        """The id of a new line, now at `line`."""
+        self.numbers.append(line)
+        return len(self.numbers) - 1
+
+
+# A MovableSpan keeps its line ids in Span's own slots for the lines (its properties of the
+# same names hide them): a span per key and value of the config, so two slots fewer count.
+_LINE_SLOT = Span.__dict__["line"]
+_END_LINE_SLOT = Span.__dict__["end_line"]
+
+
+class MovableSpan(Span):
+    """A `Span` whose lines are read from a `LineTable` (columns never move: an edit moves
+    what follows it by whole lines only). Equal to the plain `Span` of the same place."""
+
+    __slots__ = ("_table",)
+    _table: LineTable
+
+    def __init__(
+        self, file: str, table: LineTable, line_id: int, column: int, end_id: int, end_column: int
+    ) -> None:
+        set_field = object.__setattr__  # Span is frozen
+        set_field(self, "file", file)
+        set_field(self, "column", column)
+        set_field(self, "end_column", end_column)
+        set_field(self, "_table", table)
+        _LINE_SLOT.__set__(self, line_id)
+        _END_LINE_SLOT.__set__(self, end_id)
+
+    @property
+    def line(self) -> int:
+        line_id: int = _LINE_SLOT.__get__(self)
+        return self._table.numbers[line_id]
+
+    @property
+    def end_line(self) -> int:
+        end_id: int = _END_LINE_SLOT.__get__(self)
+        return self._table.numbers[end_id]
+
+    def plain(self) -> Span:
+        return Span(self.file, self.line, self.column, self.end_line, self.end_column)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Span):
+            return NotImplemented
+        return (self.file, self.line, self.column, self.end_line, self.end_column) == (
+            other.file,
+            other.line,
+            other.column,
+            other.end_line,
+            other.end_column,
+        )
+
+    def __hash__(self) -> int:
+        return hash(self.plain())
+
+    def __repr__(self) -> str:
+        return repr(self.plain())
+
+    def __reduce__(self) -> tuple[type[Span], tuple[str, int, int, int, int]]:
+        return Span, (self.file, self.line, self.column, self.end_line, self.end_column)
+
+
 class Positions:
     """Where the lines of one parsed text start, to turn offsets into `Span`s when asked.
 
     A parser gives each token a `Place` (this table and the token's offsets) instead of a
     `Span`: making a Span for each of the 100,000 tokens of a large config was half of the
     parse, and most of them are never read. Line starts are computed on the first Span.
+    With a `LineTable` (`movable`, the language server's parses), Spans are `MovableSpan`s.
     """
 
-    __slots__ = ("_starts", "file", "origin", "text")
+    __slots__ = ("_starts", "file", "lines", "origin", "text")
     file: str
     text: str
     origin: int  # offset of line 1, column 1 (after a leading BOM)
     _starts: list[int] | None
+    lines: LineTable | None
 
-    def __init__(self, file: str, text: str, origin: int = 0) -> None:
+    def __init__(self, file: str, text: str, origin: int = 0, *, movable: bool = False) -> None:
         self.file = file
         self.text = text
         self.origin = origin
         self._starts = None
+        self.lines = LineTable(len(self.line_starts())) if movable else None
 
     def line_starts(self) -> list[int]:
         starts = self._starts
         if starts is None:
-            starts = [self.origin]
-            starts.extend(match.end() for match in _LINE_BREAKS.finditer(self.text, self.origin))
-            self._starts = starts
+            starts = self._starts = line_starts(self.text, self.origin)
         return starts
 
     def span(self, start: int, end: int) -> Span:
@@ -78,9 +165,13 @@ class Positions:
         line = bisect_right(starts, start)
         column = start - starts[line - 1] + 1
         if line == len(starts) or end < starts[line]:
-            return Span(self.file, line, column, line, end - starts[line - 1] + 1)
-        end_line = bisect_right(starts, end, line)
-        return Span(self.file, line, column, end_line, end - starts[end_line - 1] + 1)
+            end_line, end_column = line, end - starts[line - 1] + 1
+        else:
+            end_line = bisect_right(starts, end, line)
+            end_column = end - starts[end_line - 1] + 1
+        if self.lines is not None:
+            return MovableSpan(self.file, self.lines, line, column, end_line, end_column)
+        return Span(self.file, line, column, end_line, end_column)
 
 
 # A token's place before its Span is asked for: (the file's table, start offset, end offset).
@@ -259,7 +350,7 @@ class Document:
     """One parsed file: its tree, its comments and its text (for source lines under carets)."""
 
     __match_args__ = ("file", "text", "root", "comments", "format", "_lines")
-    __slots__ = (*__match_args__, "duplicate_keys")
+    __slots__ = (*__match_args__, "duplicate_keys", "lines")
     file: str
     text: str
     root: Node
@@ -269,6 +360,8 @@ class Document:
     # Whether an object of the file writes a key twice (LC107), as the parser saw it while it
     # indexed each object; None when the parser does not say (the file is searched then).
     duplicate_keys: bool | None
+    # The table of its spans' lines when they are `MovableSpan`s (the language server's).
+    lines: LineTable | None
 
     def __init__(
         self,
@@ -280,6 +373,7 @@ class Document:
         _lines: list[str] | None = None,
         *,
         duplicate_keys: bool | None = None,
+        lines: LineTable | None = None,
     ) -> None:
         self.file = file
         self.text = text
@@ -288,6 +382,7 @@ class Document:
         self.format = format
         self._lines = _lines
         self.duplicate_keys = duplicate_keys
+        self.lines = lines
 
     def __repr__(self) -> str:
         return _repr(self, ("file", "text", "root", "comments", "format"))
@@ -302,6 +397,16 @@ class Document:
 
 
 _LINE_BREAKS = re.compile("\r\n|[\n\r\u2028\u2029]")
+_LINE_FEEDS = re.compile("\n")
+
+
+def line_starts(text: str, origin: int = 0) -> list[int]:
+    """The offset of each line's first character from `origin` on, lines ending as JSON5's
+    do (CR LF, LF, CR, U+2028, U+2029). A text with line feeds only (most) is searched for
+    them alone: ten times faster than the alternation."""
+    other_breaks = "\r" in text or "\u2028" in text or "\u2029" in text
+    breaks = _LINE_BREAKS if other_breaks else _LINE_FEEDS
+    return [origin, *(match.end() for match in breaks.finditer(text, origin))]
 
 
 def integer_value(value: int) -> int | float:

@@ -51,7 +51,23 @@ CONFIG = """\
   },
 }
 """
-CONFIGS = [CONFIG, CONFIG.replace("\n", "\r\n"), '{"tools": {"loopDetection": {"enabled": true}}}']
+# Values that end on a line where more of the config follows them (`}, other: 1 },`): an edit
+# inside such a value that adds lines moves the rest of its last line down with what follows.
+PACKED = """\
+{
+  tools: { loopDetection: {
+      historySize: 30,
+      warningThreshold: 10 }, other: 1 },
+  agents: { list: [ { id: "a",
+      tools: { loopDetection: { warningThreshold: 5 } } }, { id: "b" } ] },
+}
+"""
+CONFIGS = [
+    CONFIG,
+    CONFIG.replace("\n", "\r\n"),
+    PACKED,
+    '{"tools": {"loopDetection": {"enabled": true}}}',
+]
 # What typing inserts: digits, quotes, brackets, separators, comment starts, line breaks.
 TYPED = st.text(alphabet="0123456789ab\"',:{}[] /*\n\r-.x", max_size=6)
 
@@ -137,7 +153,7 @@ def test_an_incremental_parse_is_a_fresh_parse(base: str, edits: list[Edit]) -> 
 
 
 def test_typing_in_a_value_parses_only_that_value() -> None:
-    old = fresh_parse(CONFIG, "openclaw.json5")
+    old = fresh_parse(CONFIG, "openclaw.json5", movable=True)
     for before, after in [
         ("historySize: 30", "historySize: 310"),  # a scalar on a line of its own
         ("warningThreshold: 6,", "warningThreshold: 7,"),  # inside a one-line agent entry
@@ -152,21 +168,78 @@ def test_typing_in_a_value_parses_only_that_value() -> None:
         assert patched.root.entries[0].value is old.root.entries[0].value  # type: ignore[union-attr]
 
 
+def _reparsed(base: str, before: str, after: str) -> tuple[Document, Document]:
+    """A fresh (movable) parse of `base`, and its re-parse after `before` became `after`,
+    checked against a fresh parse of the new text. (A re-parse moves the old document's
+    lines to the new text's: one old document per edit.)"""
+    old = fresh_parse(base, "openclaw.json5", movable=True)
+    text = base.replace(before, after)
+    assert text != base
+    patched = reparse(old, text)
+    assert patched is not None, after
+    assert _same_document(patched, fresh_parse(text, "openclaw.json5")), after
+    return old, patched
+
+
 def test_edits_that_add_or_remove_lines_move_what_follows() -> None:
-    old = fresh_parse(CONFIG, "openclaw.json5")
     for before, after in [
         ("historySize: 30,", "historySize: 30,\n      // why 30\n"),  # a line added
         ("      warningThreshold: 10,\n", ""),  # a line removed
         ('{ id: "main",', '{\n        id: "main",\n'),  # an agent's line split
     ]:
-        text = CONFIG.replace(before, after)
-        patched = reparse(old, text)
-        assert patched is not None, after
-        assert _same_document(patched, fresh_parse(text, "openclaw.json5"))
+        old, patched = _reparsed(CONFIG, before, after)
+        # What follows the edit moved without being copied: the last agent is the old one.
+        assert _last_agent(patched) is _last_agent(old)
+
+
+def _last_agent(document: Document) -> Node:
+    agents = document.root.entries[-1].value  # type: ignore[union-attr]
+    return agents.entries[0].value.items[-1]  # type: ignore[no-any-return]
+
+
+def test_what_follows_a_value_on_its_last_line_moves_with_the_lines_added() -> None:
+    for before, after in [
+        ("historySize: 30,", "historySize: 30,\n\n"),  # `other` follows the block's last line
+        ('{ id: "a",', '{\n id: "a",'),  # the second agent follows the first one's last line
+        ("      historySize: 30,\n", ""),  # a line removed: `other` moves up
+    ]:
+        _reparsed(PACKED, before, after)
+
+
+def test_an_edit_between_members_parses_only_what_is_between() -> None:
+    detectors = ("tools", "loopDetection", "detectors")
+    items = "{ a: [\n  1,\n  2,\n  3,\n  [4],\n  5,\n] }\n"
+    for base, before, after, kept in [
+        # Enter at the end of an agent's line: between two items of agents.list.
+        (CONFIG, "13 } } },\n", "13 } } },\n      \n", ("agents", "list", 2)),
+        # A setting typed (or pasted) between two of the global block's.
+        (CONFIG, "  historySize: 30,\n", "  historySize: 30,\n      pingPong: 4,\n", detectors),
+        # A comment line between two agents.
+        (CONFIG, "      { id: 'ops'", "      // ops\n      { id: 'ops'", ("agents", "list", 2)),
+        # Lines deleted between two settings.
+        (CONFIG, "      historySize: 30,\n      warningThreshold: 10,\n", "", detectors),
+        # Two items replaced by two others: those after keep their indices.
+        (items, "3,\n  [4]", "7,\n  [8]", ("a", 4)),
+    ]:
+        old, patched = _reparsed(base, before, after)
+        # The member after the edit is the old document's own object, moved by the table.
+        assert _at(patched.root, kept) is _at(old.root, kept), after
+
+
+def _at(node: Node, path: tuple[str | int, ...]) -> Node:
+    for part in path:
+        if isinstance(node, ObjectNode):
+            found = node.get(str(part))
+            assert found is not None
+            node = found
+        else:
+            assert isinstance(node, ArrayNode) and isinstance(part, int)
+            node = node.items[part]
+    return node
 
 
 def test_edits_a_value_cannot_take_alone_are_parsed_afresh() -> None:
-    old = fresh_parse(CONFIG, "openclaw.json5")
+    old = fresh_parse(CONFIG, "openclaw.json5", movable=True)
     # A line comment typed after a value would run on over the rest of the line.
     assert reparse(old, CONFIG.replace("historySize: 30", "historySize: 30//")) is None
     # Before the root value: nothing but the root holds it.
@@ -267,3 +340,29 @@ def test_edited_values_do_not_keep_old_texts_alive() -> None:
     # with every value edited (review, 2026-12-03). Four times the edits: not ~4x the memory.
     few, many = _held_after_edits(40), _held_after_edits(160)
     assert many < 2 * few + 200_000, (few, many)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_long_edit_sequences_stay_a_fresh_parse(seed: int) -> None:
+    # The line table lives as long as the document is re-parsed: hundreds of edits (of those
+    # that leave the text parseable, so that each one is re-parsed) in one sequence, where the
+    # hypothesis test makes a dozen.
+    import random
+
+    pick = random.Random(seed)
+    fragments = ["\n", "\r\n", "\n  x: 1,\n", "\n// note\n", " y: [1,\n2],", "", "1", " "]
+    fragments += ['\n      { id: "q" },', "\n  /* c */\n", " z: {a: 1},\n"]
+    for base in CONFIGS:
+        cache = ParseCache()
+        text = base
+        cache.parse(text, "openclaw.json5", "json5")
+        for _ in range(150):
+            edit = (pick.random(), pick.randint(0, 3), pick.choice(fragments), pick.randint(0, 2))
+            new = _applied(text, edit)
+            expected = _parsed(fresh_parse, new)
+            if isinstance(expected, str):
+                continue
+            text = new
+            got = _parsed(cache.parse, text)
+            assert not isinstance(got, str) and _same_document(got, expected), (edit, text)
+        assert cache.reparsed > 50

@@ -28,6 +28,8 @@ from loopcfg.diagnostics import sort_diagnostics
 from loopcfg.lsp import analysis
 from loopcfg.lsp.incremental import ParseCache
 from loopcfg.memo import SubtreeMemo
+from loopcfg.source import fresh_parse
+from loopcfg.source.nodes import ObjectNode
 
 NAMES = (
     "enabled",
@@ -347,3 +349,27 @@ def test_an_enter_above_the_blocks_moves_the_findings_of_every_block(tmp_path: P
     after, _ = _checked_twice(render(model), render(edited), tmp_path)
     messages = [d.message for d in after.diagnostics]
     assert any(f"{top}:" in message for message in messages)  # a place named in a message
+
+
+def test_scopes_kept_through_an_enter_above_them_say_where_their_values_are_now(
+    tmp_path: Path,
+) -> None:
+    # An Enter above the global block moves every block without making it new, so every
+    # scope comes from the memo; the positions its sources give must be the new ones.
+    from loopcfg.resolve import resolve_config
+
+    model = apply(_base(entries=False), ("agent", 1, "criticalThreshold", "20"))
+    edited = apply(model, ("enter", 1, 0))
+    after, hits = _checked_twice(render(model), render(edited), tmp_path)
+    assert hits >= 5  # the agents' scopes, at least, were kept
+    root = after.loaded.root
+    assert isinstance(root, ObjectNode)
+    kept = resolve_config(root, None, after.memo)  # what the check resolved, from the memo
+    fresh = resolve_config(fresh_parse(render(edited), str(tmp_path / "openclaw.json5")).root)  # type: ignore[arg-type]
+    for ours, theirs in zip(
+        (kept.global_scope, *kept.agents), (fresh.global_scope, *fresh.agents), strict=True
+    ):
+        assert ours.settings.sources == theirs.settings.sources
+        assert [s.to_json() for s in ours.settings.sources.values()] == [
+            s.to_json() for s in theirs.settings.sources.values()
+        ]

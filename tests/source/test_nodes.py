@@ -13,12 +13,15 @@ from dataclasses import FrozenInstanceError
 
 import pytest
 
+from loopcfg.source import fresh_parse
 from loopcfg.source.nodes import (
     ArrayNode,
     Comment,
     Document,
     Entry,
     Key,
+    LineTable,
+    MovableSpan,
     ObjectNode,
     ScalarNode,
     Span,
@@ -143,3 +146,37 @@ def test_the_parser_indexes_each_object_and_says_whether_a_key_repeats() -> None
     assert inner.get("b").value == 3  # type: ignore[union-attr]  # the last one wins
     assert [(a.value.value, b.value.value) for a, b in inner.duplicates()] == [(1, 3)]  # type: ignore[union-attr]
     assert Document("f", "{}", ObjectNode([], None), [], "json5").duplicate_keys is None
+
+
+def test_a_movable_span_reads_its_lines_from_the_table() -> None:
+    table = LineTable(5)
+    span = MovableSpan("f.json5", table, 2, 3, 4, 7)
+    plain = Span("f.json5", 2, 3, 4, 7)
+    assert span == plain and plain == span and hash(span) == hash(plain)
+    assert repr(span) == repr(plain)
+    table.shift(3, 2)  # two lines added below line 3: line 4 moves to 6, line 2 stays
+    assert (span.line, span.column, span.end_line, span.end_column) == (2, 3, 6, 7)
+    assert span == Span("f.json5", 2, 3, 6, 7) and span != plain
+    table.shift(1, -1)  # a line removed below line 1
+    assert span.start() == (1, 3) and span.end_line == 5
+    # Copied or sent elsewhere it is the plain Span of where it is now.
+    moved = pickle.loads(pickle.dumps(span))
+    assert type(moved) is Span and moved == Span("f.json5", 1, 3, 5, 7)
+
+
+def test_new_lines_get_ids_of_their_own() -> None:
+    table = LineTable(3)
+    ids = [table.new_line(2), table.new_line(3)]  # a value re-parsed over lines 2-3
+    assert [table.numbers[i] for i in ids] == [2, 3] and min(ids) > 3
+    table.shift(2, 1)
+    assert [table.numbers[i] for i in ids] == [2, 4] and table.numbers[3] == 4
+
+
+def test_a_movable_parse_spans_equal_a_plain_parse_spans() -> None:
+    text = '{\n  a: [1,\n    2],\r\n  // c\n  "b": { c: true }\u2028}\n'
+    plain, movable = fresh_parse(text, "f.json5"), fresh_parse(text, "f.json5", movable=True)
+    assert plain.lines is None and movable.lines is not None
+    assert movable.comments == plain.comments
+    assert all(type(c.span) is MovableSpan for c in movable.comments)
+    assert movable.root.span == plain.root.span
+    assert movable.root.entries[1].key.span == plain.root.entries[1].key.span  # type: ignore[union-attr]
