@@ -174,7 +174,9 @@ def _memoised_lints(
     if kept is not None:
         result, named = kept[0]
         if all(span.start() == start for span, start in named):
+            memo.hits += 1
             return result  # type: ignore[no-any-return]
+    memo.misses += 1
     outer, _NAMED.places = _NAMED.places, []
     try:
         result = compute(*args, **kwargs)

@@ -85,7 +85,7 @@ class SubtreeMemo:
         self, kind: str, anchors: tuple[object, ...], values: Hashable = None
     ) -> tuple[Any] | None:
         """(the result kept for these anchors and values,) or None; a result found is kept
-        for the next round too (and counts as a hit)."""
+        for the next round too. (Not counted: the caller may still make it again.)"""
         key = (kind, *map(id, anchors), values)
         kept = self._current.get(key)
         if kept is None:
@@ -93,7 +93,6 @@ class SubtreeMemo:
             if kept is None:
                 return None
             self._current[key] = kept
-        self.hits += 1
         return (kept[1],)
 
     def put(

@@ -142,12 +142,27 @@ class _Edit:
         suffix = _common_suffix(old, new, min(len(old), len(new)) - self.start)
         self.old_end = len(old) - suffix
         self.new_end = len(new) - suffix
+        self._slide_blanks_left(old, new)
         self.delta = len(new) - len(old)
         self.first = _position(line_starts, self.start)
         self.last = _position(line_starts, self.old_end)
         # Lines added (or removed, below zero): everything after the edit moves by as many.
         added = len(_LINE_BREAK_TOKEN.findall(new, self.start, self.new_end))
         self.lines = added - len(_LINE_BREAK_TOKEN.findall(old, self.start, self.old_end))
+
+    def _slide_blanks_left(self, old: str, new: str) -> None:
+        """An insertion or a deletion may be placed anywhere along a run of the character
+        it ends with: the longest common prefix puts an Enter typed at the end of a line
+        after the next line's indentation, in front of the next member, which then counts as
+        touched (parsed again, new to the memo). Moved left across blanks and line breaks,
+        the same change ends where the line did, and that member is left alone."""
+        while self.start > 0 and (self.start == self.old_end) != (self.start == self.new_end):
+            changed = new[self.new_end - 1] if self.start == self.old_end else old[self.old_end - 1]
+            if old[self.start - 1] != changed or changed not in " \t\r\n":
+                return
+            self.start -= 1
+            self.old_end -= 1
+            self.new_end -= 1
 
     def splits_a_line_break(self, old: str, new: str) -> bool:
         """True when the change starts or ends between a "\r" and its "\n" (one line break
@@ -376,18 +391,39 @@ def _replace_between(
     else:
         rebuilt = ArrayNode(merged, container.place, container.path)  # type: ignore[arg-type]
     inside = [Comment(comment.text, place(comment.span)) for comment in parsed.comments]
-    # A key typed between two entries may be written twice now: LC107 looks again.
-    no_new_keys = isinstance(container, ArrayNode) or not new
-    duplicate_keys = old.duplicate_keys if no_new_keys and not parsed.duplicate_keys else None
     return Document(
         old.file,
         text,
         _rebuilt(chain, rebuilt),
         [*kept_before, *inside, *kept_after],
         old.format,
-        duplicate_keys=duplicate_keys,
+        duplicate_keys=_no_new_duplicates(old, parsed, members, left, right, new),
         lines=table,
     )
+
+
+def _no_new_duplicates(
+    old: Document,
+    parsed: Document,
+    members: list[Entry | Node],
+    left: int,
+    right: int,
+    new: list[Entry | Node],
+) -> bool | None:
+    """False (no key written twice, so LC107 need not search) when the old document had
+    none, the parsed text has none (its two placeholder members included), and no key put
+    between `left` and `right` is one of the container's other members'; None to search."""
+    if old.duplicate_keys is not False or parsed.duplicate_keys is not False:
+        return None
+    names = [member.key.name for member in new if isinstance(member, Entry)]
+    if not names:
+        return False
+    others = {
+        member.key.name
+        for member in (*members[: left + 1], *members[right:])
+        if isinstance(member, Entry)
+    }
+    return None if others.intersection(names) else False
 
 
 def _reindex(node: Node, by: int) -> None:

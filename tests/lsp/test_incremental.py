@@ -110,11 +110,12 @@ def _parsed(parse: object, text: str) -> Document | str:
 
 # (where, characters removed, text inserted, mode): mode 0 edits anywhere; mode 1 types in
 # the next number (most texts stay valid, so the patch path runs); mode 2 inserts after the
-# next separator ("," "{" "["), where new lines, comments and members go.
+# next separator ("," "{" "["), where new lines, comments and members go; modes 3 and 4
+# delete the line at `where` or write it twice (whole members and array items come and go).
 Edit = tuple[float, int, str, int]
 FRAGMENTS = st.sampled_from(["\n", "\r\n", "\n  x: 1,\n", "\n// note\n", " y: [1,\n2],", ""])
 EDITS = st.lists(
-    st.tuples(st.floats(0, 1), st.integers(0, 4), st.one_of(TYPED, FRAGMENTS), st.integers(0, 2)),
+    st.tuples(st.floats(0, 1), st.integers(0, 4), st.one_of(TYPED, FRAGMENTS), st.integers(0, 4)),
     min_size=1,
     max_size=12,
 )
@@ -128,6 +129,11 @@ def _next(text: str, start: int, wanted: str) -> int:
 def _applied(text: str, edit: Edit) -> str:
     where, removed, inserted, mode = edit
     start = int(where * len(text))
+    if mode in (3, 4):  # a whole line deleted, or written twice (cut, paste, duplicate)
+        begin = text.rfind("\n", 0, start) + 1
+        end = text.find("\n", start) + 1 or len(text)
+        line = text[begin:end]
+        return text[:begin] + (line * 2 if mode == 4 else "") + text[end:]
     if mode == 1:
         start = _next(text, start, "0123456789")
         removed, inserted = min(removed, 1), "".join(c for c in inserted if c.isdigit())
@@ -224,6 +230,44 @@ def test_an_edit_between_members_parses_only_what_is_between() -> None:
         old, patched = _reparsed(base, before, after)
         # The member after the edit is the old document's own object, moved by the table.
         assert _at(patched.root, kept) is _at(old.root, kept), after
+
+
+def test_an_enter_at_the_end_of_a_line_leaves_the_next_member_alone() -> None:
+    # The longest common prefix puts the Enter after the next line's indentation, in front of
+    # the next member; moved left across the blanks, the change ends where the line did.
+    for before, after, kept in [
+        ("enabled: true, // on everywhere\n", "enabled: true, // on everywhere\n\n", "historySize"),
+        ("      historySize: 30,\n", "      historySize: 30,\n      \n", "warningThreshold"),
+    ]:
+        old, patched = _reparsed(CONFIG, before, after)
+        path = ("tools", "loopDetection", kept)
+        assert _at(patched.root, path) is _at(old.root, path), after
+        assert patched.duplicate_keys is False  # nothing new: LC107 need not search
+    # CRLF: the Enter is "\r\n" and the slide must not stop between "\r" and "\n".
+    crlf = CONFIG.replace("\n", "\r\n")
+    old, patched = _reparsed(crlf, "historySize: 30,\r\n", "historySize: 30,\r\n      \r\n")
+    path = ("tools", "loopDetection", "warningThreshold")
+    assert _at(patched.root, path) is _at(old.root, path)
+
+
+def test_a_key_typed_twice_between_members_is_searched_for() -> None:
+    _, patched = _reparsed(
+        CONFIG, "      historySize: 30,\n", "      historySize: 30,\n      enabled: false,\n"
+    )
+    assert patched.duplicate_keys is None  # `enabled` is written above: LC107 looks
+    _, patched = _reparsed(
+        CONFIG, "      historySize: 30,\n", "      historySize: 30,\n      x: 1,\n"
+    )
+    assert patched.duplicate_keys is False
+
+
+def test_an_array_item_deleted_moves_the_others_to_new_indices() -> None:
+    main = CONFIG.index('      { id: "main"')
+    multiline = CONFIG[:main] + '      { id: "main" },\n' + CONFIG[CONFIG.index("\n", main) + 1 :]
+    old, patched = _reparsed(multiline, '      { id: "main" },\n', "")
+    moved = _at(patched.root, ("agents", "list", 1))
+    assert moved.path == ("agents", "list", 1)  # `batch`, an index up: not the old object
+    assert moved is not _at(old.root, ("agents", "list", 2))
 
 
 def _at(node: Node, path: tuple[str | int, ...]) -> Node:
