@@ -40,12 +40,12 @@ from loopcfg.source.nodes import (
     DocPath,
     Document,
     Entry,
+    Key,
     LineTable,
     MovableSpan,
     Node,
     ObjectNode,
     Span,
-    _Located,
 )
 from loopcfg.source.nodes import line_starts as text_line_starts  # its name is taken here
 
@@ -357,8 +357,8 @@ def _replace_between(
     left, right = before[-1], after[0]
     start, old_end = offsets[left][1], offsets[right][0]
     opener, closer = _ARRAY_ENDS if isinstance(container, ArrayNode) else _OBJECT_ENDS
+    between = text[start : old_end + edit.delta]
     try:
-        between = text[start : old_end + edit.delta]
         parsed = fresh_parse(opener + between + closer, old.file, old.format)
     except SourceError:
         return None
@@ -479,7 +479,7 @@ def _keep_untouched(
     return kept
 
 
-def _bounds(member: Entry | Node) -> tuple[_Located, _Located]:
+def _bounds(member: Entry | Node) -> tuple[Key | Node, Node]:
     """The key or node a member starts with, and the node it ends with."""
     return (member.key, member.value) if isinstance(member, Entry) else (member, member)
 
