@@ -142,7 +142,7 @@ class _Edit:
         suffix = _common_suffix(old, new, min(len(old), len(new)) - self.start)
         self.old_end = len(old) - suffix
         self.new_end = len(new) - suffix
-        self._slide_blanks_left(old, new)
+        self._slide_to_a_line_end(old, new)
         self.delta = len(new) - len(old)
         self.first = _position(line_starts, self.start)
         self.last = _position(line_starts, self.old_end)
@@ -150,19 +150,27 @@ class _Edit:
         added = len(_LINE_BREAK_TOKEN.findall(new, self.start, self.new_end))
         self.lines = added - len(_LINE_BREAK_TOKEN.findall(old, self.start, self.old_end))
 
-    def _slide_blanks_left(self, old: str, new: str) -> None:
-        """An insertion or a deletion may be placed anywhere along a run of the character
-        it ends with: the longest common prefix puts an Enter typed at the end of a line
-        after the next line's indentation, in front of the next member, which then counts as
-        touched (parsed again, new to the memo). Moved left across blanks and line breaks,
-        the same change ends where the line did, and that member is left alone."""
-        while self.start > 0 and (self.start == self.old_end) != (self.start == self.new_end):
-            changed = new[self.new_end - 1] if self.start == self.old_end else old[self.old_end - 1]
-            if old[self.start - 1] != changed or changed not in " \t\r\n":
+    def _slide_to_a_line_end(self, old: str, new: str) -> None:
+        """An insertion or a deletion may be placed anywhere along a run of the text it ends
+        with, and the longest common prefix places it as far right as it goes: an Enter
+        typed at the end of a line lands after the next line's indentation, a line pasted
+        above another inside that line, in front of its first member, which then counts as
+        touched (parsed again, new to the memo). The same change slid left to the end of a
+        line (just before its line break), if one is in reach, leaves that member alone."""
+        if (self.start == self.old_end) == (self.start == self.new_end):
+            return  # a replacement (or no change): nowhere else to place it
+        changed, end = (new, self.new_end) if self.start == self.old_end else (old, self.old_end)
+        for step in range(min(self.start, _MAX_SLIDE) + 1):
+            at = self.start - step
+            if _ends_a_line(old, at):
+                self.start, self.old_end, self.new_end = (
+                    at,
+                    self.old_end - step,
+                    self.new_end - step,
+                )
                 return
-            self.start -= 1
-            self.old_end -= 1
-            self.new_end -= 1
+            if at == 0 or old[at - 1] != changed[end - 1 - step]:
+                return
 
     def splits_a_line_break(self, old: str, new: str) -> bool:
         """True when the change starts or ends between a "\r" and its "\n" (one line break
@@ -176,6 +184,15 @@ class _Edit:
                 (new, self.new_end),
             )
         )
+
+
+_MAX_SLIDE = 4096  # characters an edit is slid at most (a line's worth and more)
+
+
+def _ends_a_line(text: str, offset: int) -> bool:
+    """Whether a line break (a whole one: not the "\n" of a "\r\n") starts at `offset`."""
+    found = text[offset : offset + 1]
+    return found == "\r" or (found == "\n" and text[offset - 1 : offset] != "\r")
 
 
 def _position(line_starts: list[int], offset: int) -> tuple[int, int]:
@@ -337,8 +354,8 @@ def _replace_between(
     is: the member before it ends before the edit, the one after it starts on a later line
     than the edit ends on. Only the text between them is parsed, as members of that kind of
     container, and the container is rebuilt with the old members around the new ones (an
-    array only when as many items come out as went in, so that those after keep their
-    indices). None when there is no such pair or the text between does not parse."""
+    array's items after it renumbered in place when items came or went). None when there is
+    no such pair or the text between does not parse."""
     table, container = old.lines, chain[-1]
     if table is None or not isinstance(container, ObjectNode | ArrayNode):
         return None
@@ -368,8 +385,6 @@ def _replace_between(
     else:
         assert isinstance(fragment, ArrayNode)
         new = list(fragment.items[1:-1])
-        if len(new) != right - left - 1:
-            return None  # the items after would move to other indices (other paths)
     if _height(fragment) + len(container.path) > MAX_DEPTH:
         return None
     first_line, first_column = _position(line_starts, start)
@@ -377,6 +392,14 @@ def _replace_between(
         old.comments, (first_line, first_column), _position(line_starts, old_end)
     )
     table.shift(edit.last[0], edit.lines)
+    moved = len(new) - (right - left - 1)
+    if isinstance(container, ArrayNode) and moved:
+        # Items added or removed: those after move to other indices. Their paths are
+        # rewritten in place (the old document is used up); everything the memo keeps that
+        # reads a path is keyed by it too (an entry's index, a block's path), so it is made
+        # again, while what does not (an item's schema verdict) is found.
+        for item in container.items[right:]:
+            _reindex(item, moved, len(container.path))
     place = _Placer(old.file, table, first_line, first_column - len(opener))
     for member in new:
         value = member.value if isinstance(member, Entry) else member
@@ -426,14 +449,15 @@ def _no_new_duplicates(
     return None if others.intersection(names) else False
 
 
-def _reindex(node: Node, by: int) -> None:
-    """Add `by` to the array index that starts the paths of `node` and all below it."""
+def _reindex(node: Node, by: int, at: int = 0) -> None:
+    """Add `by` to the array index at position `at` of the paths of `node` and all below it."""
     stack = [node]
     while stack:
         current = stack.pop()
-        index, *rest = current.path
+        path = current.path
+        index = path[at]
         assert isinstance(index, int)
-        current.path = (index + by, *rest)
+        current.path = (*path[:at], index + by, *path[at + 1 :])
         if isinstance(current, ObjectNode):
             stack.extend(entry.value for entry in current.entries)
         elif isinstance(current, ArrayNode):

@@ -410,3 +410,20 @@ def test_long_edit_sequences_stay_a_fresh_parse(seed: int) -> None:
             got = _parsed(cache.parse, text)
             assert not isinstance(got, str) and _same_document(got, expected), (edit, text)
         assert cache.reparsed > 50
+
+
+def test_an_agent_put_between_two_renumbers_those_after_in_place() -> None:
+    # A new item between two others: the text between them is parsed alone, and the items
+    # after it, whose indices (paths) grow by one, are the old objects renumbered.
+    line = '      { id: "new", tools: { loopDetection: { warningThreshold: 7 } } },\n'
+    old, patched = _reparsed(CONFIG, "      { id: 'ops'", line + "      { id: 'ops'")
+    batch = _at(patched.root, ("agents", "list", 3))
+    assert batch is _at(old.root, ("agents", "list", 2))  # the old object, renumbered in place
+    assert batch.path == ("agents", "list", 3)
+    inner = _at(batch, ("tools", "loopDetection"))
+    assert inner.path == ("agents", "list", 3, "tools", "loopDetection")
+    # And an item removed between two: those after move up.
+    main = CONFIG.index('      { id: "main"')
+    three = CONFIG[:main] + '      { id: "first" },\n' + CONFIG[main:]
+    old, patched = _reparsed(three, CONFIG[main : CONFIG.index("\n", main) + 1], "")
+    assert _at(patched.root, ("agents", "list", 2)).path == ("agents", "list", 2)
