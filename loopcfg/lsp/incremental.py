@@ -15,10 +15,11 @@ change did not touch, so `ParseCache` keeps the last document of each file and:
   old tree's path to it. Every other value is the old document's own object, those after
   the edit too: when the edit added or removed lines, the table moves their lines (their
   spans are `nodes.MovableSpan`s), so nothing is copied and the results the server's memo
-  keeps for them (loopcfg/memo.py) hold. (Not an array's items after items added or
-  removed: their indices, so their paths, changed.) The old document is used up: its spans
-  read the new text's lines. The line starts of the last text are kept and patched, not
-  found again.
+  keeps for them (loopcfg/memo.py) hold. Items added or removed between two items of an
+  array renumber the items after in place (their paths change: what the memo keeps that
+  reads a path is keyed by it). The old document is used up: its spans read the new text's
+  lines, its nodes' paths are the new ones. The line starts of the last text are kept and
+  patched, not found again.
 
 Anything else (YAML, an edit outside the root value, text that does not parse alone) is
 parsed from the start, as `loopcfg validate` parses it. Either way the document
