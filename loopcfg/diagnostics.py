@@ -81,9 +81,12 @@ class Diagnostic:
         # was deduplicated. Equal diagnostics still hash equal.
         return hash((self.code, self.message, self.file, self.span, self.path))
 
-    def sort_key(self) -> tuple[str, int, int, str, str]:
+    def sort_key(self) -> tuple[str, int, int, str, str, str, str]:
+        # The path and agent last: one finding of an `$include`d block shared by several
+        # agents is reported at one place with one message, once per agent, and the order of
+        # those must not follow the order they were found in (a set's, in places).
         line, column = (self.span.line, self.span.column) if self.span else (0, 0)
-        return (self.file, line, column, self.code, self.message)
+        return (self.file, line, column, self.code, self.message, self.path or "", self.agent or "")
 
 
 def sort_diagnostics(diagnostics: list[Diagnostic]) -> list[Diagnostic]:

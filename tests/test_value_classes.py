@@ -184,3 +184,20 @@ def test_effective_settings_stay_a_dataclass_holding_these_values() -> None:
     )
     assert hash(settings) == hash(settings_from_block({"warningThreshold": 25}))
     assert pickle.loads(pickle.dumps(settings)) == settings
+
+
+def test_findings_at_one_place_with_one_message_sort_by_path_and_agent() -> None:
+    # One finding of an $include'd block shared by several agents: same file, place, code and
+    # message, once per agent. Their order must not be the order they were found in.
+    from itertools import permutations
+
+    from loopcfg.diagnostics import Diagnostic, sort_diagnostics
+    from loopcfg.source.nodes import Span
+
+    span = Span("block.json5", 3, 3, 3, 19)
+    found = [
+        Diagnostic.at("LC009", "error", "m", span, path=f"agents.entries.{a}.x", agent=a)
+        for a in ("k5", "k1", "k2")
+    ]
+    orders = {tuple(d.agent for d in sort_diagnostics(list(p))) for p in permutations(found)}
+    assert orders == {("k1", "k2", "k5")}
