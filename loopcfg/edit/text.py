@@ -7,13 +7,10 @@ index is a code point, so an offset is the start of the span's line plus its col
 from __future__ import annotations
 
 import itertools
-import re
 from bisect import bisect_right
 from typing import NamedTuple
 
-from loopcfg.source.nodes import Span
-
-_LINE_BREAK = re.compile("\r\n|[\n\r\u2028\u2029]")
+from loopcfg.source.nodes import LINE_BREAKS, Span, line_starts
 
 
 class EditError(Exception):
@@ -36,8 +33,7 @@ class Positions:
     def __init__(self, text: str) -> None:
         self.text = text
         start = 1 if text.startswith("\ufeff") else 0
-        self.line_starts = [start]
-        self.line_starts.extend(match.end() for match in _LINE_BREAK.finditer(text, start))
+        self.line_starts = line_starts(text, start)
 
     def offset(self, line: int, column: int) -> int:
         return self.line_starts[line - 1] + column - 1
@@ -57,12 +53,12 @@ class Positions:
 
     def line_end(self, offset: int) -> int:
         """Where the line holding `offset` ends, before its terminator."""
-        found = _LINE_BREAK.search(self.text, offset)
+        found = LINE_BREAKS.search(self.text, offset)
         return len(self.text) if found is None else found.start()
 
     def after_line_break(self, offset: int) -> int:
         """Past the terminator of the line holding `offset` (the end of the text on the last)."""
-        found = _LINE_BREAK.search(self.text, offset)
+        found = LINE_BREAKS.search(self.text, offset)
         return len(self.text) if found is None else found.end()
 
     def indentation(self, offset: int) -> str:
@@ -73,7 +69,7 @@ class Positions:
 
     def line_break(self) -> str:
         """The file's own line terminator (the first one written; "\\n" without any)."""
-        found = _LINE_BREAK.search(self.text)
+        found = LINE_BREAKS.search(self.text)
         return "\n" if found is None else found.group()
 
 

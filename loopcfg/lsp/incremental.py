@@ -36,6 +36,7 @@ from collections import OrderedDict
 from loopcfg.source import SourceError, fresh_parse
 from loopcfg.source.json5 import MAX_DEPTH
 from loopcfg.source.nodes import (
+    LINE_BREAKS,
     ArrayNode,
     Comment,
     DocPath,
@@ -148,8 +149,8 @@ class _Edit:
         self.first = _position(line_starts, self.start)
         self.last = _position(line_starts, self.old_end)
         # Lines added (or removed, below zero): everything after the edit moves by as many.
-        added = len(_LINE_BREAK_TOKEN.findall(new, self.start, self.new_end))
-        self.lines = added - len(_LINE_BREAK_TOKEN.findall(old, self.start, self.old_end))
+        added = len(LINE_BREAKS.findall(new, self.start, self.new_end))
+        self.lines = added - len(LINE_BREAKS.findall(old, self.start, self.old_end))
 
     def _slide_to_a_line_end(self, old: str, new: str) -> None:
         """An insertion or a deletion may be placed anywhere along a run of the text it ends
@@ -283,7 +284,7 @@ def _starts_after(line_starts: list[int], edit: _Edit, text: str) -> list[int]:
     is split by the edit: `splits_a_line_break` refused that.)"""
     head = bisect_right(line_starts, edit.start)
     tail = bisect_right(line_starts, edit.old_end)
-    inside = [found.end() for found in _LINE_BREAK_TOKEN.finditer(text, edit.start, edit.new_end)]
+    inside = [found.end() for found in LINE_BREAKS.finditer(text, edit.start, edit.new_end)]
     delta = edit.delta
     return [*line_starts[:head], *inside, *(start + delta for start in line_starts[tail:])]
 
@@ -531,9 +532,6 @@ def _alone_offsets(member: Entry | Node, start: int) -> tuple[int, int] | None:
     if type(first) is not tuple or type(last) is not tuple:
         return None  # (a parse's Places are unread until `_settle`)
     return start + first[1], start + last[2]
-
-
-_LINE_BREAK_TOKEN = re.compile("\r\n|[\n\r\u2028\u2029]")
 
 
 class _Placer:

@@ -396,7 +396,8 @@ class Document:
         return ""
 
 
-_LINE_BREAKS = re.compile("\r\n|[\n\r\u2028\u2029]")
+# JSON5's line terminators (CR LF one break): the one pattern every layer counts lines by.
+LINE_BREAKS = re.compile("\r\n|[\n\r\u2028\u2029]")
 _LINE_FEEDS = re.compile("\n")
 
 
@@ -405,7 +406,7 @@ def line_starts(text: str, origin: int = 0) -> list[int]:
     do (CR LF, LF, CR, U+2028, U+2029). A text with line feeds only (most) is searched for
     them alone: ten times faster than the alternation."""
     other_breaks = "\r" in text or "\u2028" in text or "\u2029" in text
-    breaks = _LINE_BREAKS if other_breaks else _LINE_FEEDS
+    breaks = LINE_BREAKS if other_breaks else _LINE_FEEDS
     return [origin, *(match.end() for match in breaks.finditer(text, origin))]
 
 
@@ -433,7 +434,7 @@ def split_lines(text: str) -> list[str]:
     """Split on JSON5's line terminators: \\n, \\r\\n, \\r, U+2028, U+2029."""
     if text.startswith("\ufeff"):
         text = text[1:]
-    return _LINE_BREAKS.split(text)
+    return LINE_BREAKS.split(text)
 
 
 def format_path(path: DocPath) -> str:
