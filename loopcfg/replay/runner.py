@@ -334,7 +334,7 @@ class _Live:
     # outcome, so the outcome of that very call is recorded through its handle (nothing
     # normalised or hashed again). A cache: never spooled, cleared when it grows past
     # MAX_PENDING_IDS; without an entry the engine is asked by name.
-    call_hashes: dict[str, tuple[str, Any, str | None, RecordingHandle]] = field(
+    waiting_calls: dict[str, tuple[str, Any, str | None, RecordingHandle]] = field(
         default_factory=dict
     )
     aborted_runs: set[str | None] = field(default_factory=set)
@@ -557,10 +557,10 @@ class _Replayer:
         level = verdict.level
         # A blocked call records nothing: its handle is not kept.
         if later is not None and level != "critical" and hasattr(handle, "record"):
-            hashes = live.call_hashes
-            if len(hashes) >= MAX_PENDING_IDS:
-                hashes.clear()
-            hashes[later] = (tool, args, run, cast(RecordingHandle, handle))
+            waiting = live.waiting_calls
+            if len(waiting) >= MAX_PENDING_IDS:
+                waiting.clear()
+            waiting[later] = (tool, args, run, cast(RecordingHandle, handle))
         if level == "none":
             if event.outcome is not None:
                 self.outcome(live, event.outcome, inline=True)
@@ -639,7 +639,7 @@ class _Replayer:
         call_id = event.call_id
         kept = None
         if call_id is not None and not inline:
-            kept = live.call_hashes.pop(call_id, None)
+            kept = live.waiting_calls.pop(call_id, None)
             if call_id in live.blocked:
                 return
             run = live.call_runs.pop(call_id, _NO_RUN)
