@@ -81,9 +81,20 @@ class _Finding(NamedTuple):
     path: str
     hint: str | None = None
     related: tuple[Related, ...] = ()
+    # The written value whose path `path` is (None: the scope's fallback, `_Scope.fallback`):
+    # a finding kept for an agent that moved to another index reads its path again from it.
+    written: Written | None = None
 
     def identity(self) -> _Identity:
         return (self.code, self.span, self.path, self.message)
+
+    def moved_to(self, agent: AgentEntry) -> _Finding:
+        """This finding of `agent`'s scope with its path as it is now: the written value's
+        node has its path of now (the incremental parse renumbers what moved), the fallback
+        is the agent's id as the entry of now places it."""
+        written = self.written
+        path = format_path(agent.id_path) if written is None else written.path
+        return self if path == self.path else self._replace(path=path)
 
 
 class _Scope(NamedTuple):
@@ -104,6 +115,10 @@ class _Scope(NamedTuple):
         if self.agent is not None:
             return self.agent.id_span, format_path(self.agent.id_path)
         return None, _GLOBAL_PATH
+
+    def at(self, primary: str | None) -> Written | None:
+        """The written value that `locate` found as `primary` (None: the fallback)."""
+        return None if primary is None else self.merged[primary]
 
     def locate(self, names: Sequence[str]) -> tuple[Span | None, str, str | None]:
         """The agent's own written value among `names` first, then the global block's."""
@@ -187,6 +202,16 @@ def _memoised_lints(
     return result
 
 
+def _keep_lints(
+    memo: SubtreeMemo, kind: str, anchors: tuple[object, ...], values: Hashable, result: object
+) -> None:
+    """Replace what `_memoised_lints` keeps for these anchors and values by `result`, with
+    the places its messages named (the same places: only the paths changed)."""
+    kept = memo.peek(kind, anchors, values)
+    assert kept is not None
+    memo.put(kind, anchors, (result, kept[0][1]), values)
+
+
 def _show(value: object) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
@@ -219,7 +244,7 @@ def _lc101_order_after_merge(scope: _Scope) -> list[_Finding]:
         source = [lower, *_raise_chain(scope, lower)][-1]  # what a user can lower
         hint = f"set {adjustment.setting} above {lower_value} or lower {source}"
         related = scope.related(involved, primary)
-        findings.append(_Finding("LC101", message, span, path, hint, related))
+        findings.append(_Finding("LC101", message, span, path, hint, related, scope.at(primary)))
     return findings
 
 
@@ -293,7 +318,7 @@ def _lc102_unreachable(scope: _Scope) -> list[_Finding]:
         pair = name in ("warningThreshold", "criticalThreshold")  # the pingPong bound applies
         related_names = [*involved, "detectors.pingPong"] if pair else involved
         related = scope.related(related_names, primary)
-        findings.append(_Finding("LC102", message, span, path, hint, related))
+        findings.append(_Finding("LC102", message, span, path, hint, related, scope.at(primary)))
     return findings
 
 
@@ -319,7 +344,7 @@ def _without_effect(
         hint = "remove it, or remove enabled: false to keep the guard"
     else:
         hint = "set enabled: true to run the detectors, or remove the setting"
-    return _Finding("LC103", message, written.span, written.path, hint, related)
+    return _Finding("LC103", message, written.span, written.path, hint, related, written)
 
 
 _DETECTORS_OFF = "the rolling detectors are inactive"
@@ -381,7 +406,8 @@ def _lc104_all_detectors_off(scope: _Scope) -> list[_Finding]:
         "the unknown-tool and global circuit breakers remain"
     )
     hint = "turn one detector back on, or remove enabled: true if that is what you meant"
-    return [_Finding("LC104", message, span, path, hint, scope.related(involved, primary))]
+    related = scope.related(involved, primary)
+    return [_Finding("LC104", message, span, path, hint, related, scope.at(primary))]
 
 
 def _lc105_window_one(scope: _Scope) -> list[_Finding]:
@@ -396,7 +422,7 @@ def _lc105_window_one(scope: _Scope) -> list[_Finding]:
         "every compaction"
     )
     hint = "use 2 or more; the default is 3"
-    return [_Finding("LC105", message, written.span, written.path, hint)]
+    return [_Finding("LC105", message, written.span, written.path, hint, (), written)]
 
 
 def _lc201_enabled_false(scope: _Scope) -> list[_Finding]:
@@ -412,7 +438,7 @@ def _lc201_enabled_false(scope: _Scope) -> list[_Finding]:
         hint = "without it the agent inherits enabled: true, which turns on the detectors too"
     else:
         hint = "remove enabled here and in the global block to keep the guard"
-    return [_Finding("LC201", message, written.span, written.path, hint)]
+    return [_Finding("LC201", message, written.span, written.path, hint, (), written)]
 
 
 def _lc202_redundant(scope: _Scope) -> list[_Finding]:
@@ -435,7 +461,9 @@ def _lc202_redundant(scope: _Scope) -> list[_Finding]:
             else ()
         )
         hint = "remove it from the agent's block"
-        findings.append(_Finding("LC202", message, written.span, written.path, hint, related))
+        findings.append(
+            _Finding("LC202", message, written.span, written.path, hint, related, written)
+        )
     return findings
 
 
@@ -666,9 +694,12 @@ def _scopes(
     return global_state, agents
 
 
-def _as_diagnostics(findings: Iterable[_Finding], scope: _Scope, file: str) -> list[Diagnostic]:
+def _as_diagnostics(
+    findings: Iterable[_Finding], entry: AgentEntry | None, file: str
+) -> list[Diagnostic]:
+    """The diagnostics of a scope's findings (`entry`: the agent's, None for the global)."""
     out: list[Diagnostic] = []
-    agent = scope.agent.id if scope.agent is not None else None
+    agent = entry.id if entry is not None else None
     for finding in findings:
         message = f'agent "{agent}": {finding.message}' if agent else finding.message
         out.append(
@@ -703,9 +734,9 @@ def _global_lints(scope: _Scope, state: str, thresholds: bool) -> list[_Finding]
     return [f for lint in _lints_for(state, thresholds) for f in lint(scope)]
 
 
-def _agent_lints(
-    scope: _Scope, state: str, thresholds: bool, inherited: frozenset[_Identity], file: str
-) -> list[Diagnostic]:
+def _agent_findings(
+    scope: _Scope, state: str, thresholds: bool, inherited: frozenset[_Identity]
+) -> list[_Finding]:
     """One agent's findings; those identical to the global block's are the global ones
     inherited, reported once for the global block."""
     findings = [f for lint in _lints_for(state, thresholds) for f in lint(scope)]
@@ -713,17 +744,38 @@ def _agent_lints(
     findings.extend(_lc103_agent(scope))
     if state == "clean":
         findings.extend(_lc202_redundant(scope))
-    return _as_diagnostics(findings, scope, file)
+    return findings
+
+
+class _AgentLints(NamedTuple):
+    """An agent's lint findings as the memo keeps them: the diagnostics, made for `agent`
+    (its roster entry then), and the findings they were made from, to make them again for
+    the agent's entry of now when an agent added or removed above it changed its index."""
+
+    agent: AgentEntry
+    findings: list[_Finding]
+    diagnostics: list[Diagnostic]
+
+    def of(self, scope: Scope, file: str) -> _AgentLints:
+        """These findings as reported for `scope`'s agent (itself when that is `agent`)."""
+        agent = scope.agent
+        assert agent is not None
+        if agent is self.agent or not self.findings:
+            return self
+        findings = [finding.moved_to(agent) for finding in self.findings]
+        return _AgentLints(agent, findings, _as_diagnostics(findings, agent, file))
 
 
 def _scope_lints(
     scope: Scope,
     global_written: dict[str, Written],
     how: tuple[str, bool, frozenset[_Identity], str],
-) -> list[Diagnostic]:
-    """`_agent_lints` of an agent's resolved scope (its `_Scope` made here)."""
+) -> _AgentLints:
+    """`_agent_findings` of an agent's resolved scope (its `_Scope` made here)."""
     state, thresholds, inherited, file = how
-    return _agent_lints(_Scope.of(scope, global_written), state, thresholds, inherited, file)
+    assert scope.agent is not None
+    findings = _agent_findings(_Scope.of(scope, global_written), state, thresholds, inherited)
+    return _AgentLints(scope.agent, findings, _as_diagnostics(findings, scope.agent, file))
 
 
 def _block_lints(
@@ -754,29 +806,31 @@ def _block_lints(
             thresholds,
         )
     flat = [*globals_, *_lc103_global(global_scope, [scope for scope, _ in agents])]
-    diagnostics = _as_diagnostics(flat, global_scope, file)
+    diagnostics = _as_diagnostics(flat, None, file)
     # Their identities hold spans, hashed by where they are: made in every check, since an
     # edit in the language server can move memoised findings (`nodes.MovableSpan`).
     inherited = frozenset(finding.identity() for finding in globals_)
     for scope, state in agents:
+        how = (state, thresholds, inherited, file)
         if memo is None:
-            of = _Scope.of(scope, global_written)
-            diagnostics.extend(_agent_lints(of, state, thresholds, inherited, file))
+            diagnostics.extend(_scope_lints(scope, global_written, how).diagnostics)
             continue
-        anchors = (scope, resolved.global_scope)
-        values = (state, global_state, thresholds, file)
+        agent = scope.agent
+        assert agent is not None
+        # Keyed by what the findings are made from, which an agent added or removed above
+        # this one does not change: its merged settings (the scope's own objects, kept with
+        # it by `resolve`), the global scope, the places its id is written and its id. The
+        # findings' paths, which the index is in, are given for the agent's entry of now.
+        anchors = (scope.merged, resolved.global_scope, agent.id_key_span, agent.id_value_span)
+        values = (state, global_state, thresholds, file, agent.id)
         # (`memo.get`-like, but the `_Scope` is made only when the findings are made again.)
         linted = _memoised_lints(
-            memo,
-            "agent lints",
-            anchors,
-            values,
-            _scope_lints,
-            scope,
-            global_written,
-            (state, thresholds, inherited, file),
+            memo, "agent lints", anchors, values, _scope_lints, scope, global_written, how
         )
-        diagnostics.extend(linted)
+        reported = linted.of(scope, file)
+        if reported is not linted:
+            _keep_lints(memo, "agent lints", anchors, values, reported)
+        diagnostics.extend(reported.diagnostics)
     return diagnostics
 
 

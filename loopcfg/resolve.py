@@ -262,7 +262,15 @@ def _keyed_entries(
             found.append(_keyed_entry(index, entry))
         else:
             anchors = (entry.key, entry.value)
-            found.append(memo.get("keyed entry", anchors, index, _keyed_entry, index, entry))
+            kept = memo.peek("keyed entry", anchors)
+            made: AgentEntry | None
+            if kept is None:
+                made = _keyed_entry(index, entry)
+                memo.put("keyed entry", anchors, made)
+            else:
+                made = _at_index(memo, "keyed entry", anchors, kept[0], index)
+            assert made is not None
+            found.append(made)
         if wanted is not None:
             break
     return found
@@ -288,7 +296,12 @@ def _list_entries(
         if memo is None:
             entry = _list_entry(index, item, wanted)
         else:
-            entry = memo.get("list entry", (item,), index, _list_entry, index, item)
+            kept = memo.peek("list entry", (item,))
+            if kept is None:
+                entry = _list_entry(index, item)
+                memo.put("list entry", (item,), entry)
+            else:
+                entry = _at_index(memo, "list entry", (item,), kept[0], index)
             if entry is not None and wanted is not None and entry.id != wanted:
                 entry = None
         if entry is None:
@@ -297,6 +310,33 @@ def _list_entries(
         if wanted is not None:
             break
     return entries
+
+
+def _at_index(
+    memo: SubtreeMemo,
+    kind: str,
+    anchors: tuple[object, ...],
+    entry: AgentEntry | None,
+    index: int,
+) -> AgentEntry | None:
+    """The roster entry the memo kept for an unchanged item, at the item's index now: an
+    agent added or removed above it moves it without changing it. What is kept for its
+    agent is keyed by its node, not by this entry, and finds its path when reported."""
+    if entry is None or entry.index == index:
+        memo.hits += 1
+        return entry
+    memo.misses += 1
+    moved = AgentEntry(
+        index,
+        entry.raw_id,
+        entry.id,
+        entry.node,
+        entry.id_key_span,
+        entry.id_value_span,
+        entry.entry_key,
+    )  # (not `dataclasses.replace`: a quarter of the time, for each agent that moved)
+    memo.put(kind, anchors, moved)
+    return moved
 
 
 def _list_entry(index: int, item: Node, wanted: str | None = None) -> AgentEntry | None:
@@ -511,18 +551,25 @@ def _memoised_agent_scope(
     global_sources: Mapping[str, Source],
     line: str,
 ) -> Scope:
-    """`_agent_scope` from the last check when the agent's entry and the global block are
+    """`_agent_scope` from the last check when the agent's node and the global block are
     the same nodes; after an edit of the global block, only the merge is made again (the
-    agent's own settings are read from its unchanged block once)."""
-    kept = memo.peek("agent scope", (entry,), line)
+    agent's own settings are read from its unchanged block once). Keyed by the agent's node
+    and id, not its roster entry: an agent that an addition above it moved to another index
+    keeps its scope (the same `own` and `merged` objects, which lint keys its findings by),
+    given its entry of now."""
+    anchors, values = (entry.node,), (line, entry.id, entry.raw_id, entry.entry_key)
+    kept = memo.peek("agent scope", anchors, values)
     if kept is not None:
         merged_with, scope, own = kept[0]
         if merged_with is global_scope:
+            if scope.agent is not entry:
+                scope = scope._replace(agent=entry)
+                memo.put("agent scope", anchors, (global_scope, scope, own), values)
             return scope  # type: ignore[no-any-return]
     else:
         own = _agent_own(entry, line)
     scope = _agent_scope(entry, own, global_scope, global_sources, line)
-    memo.put("agent scope", (entry,), (global_scope, scope, own), line)
+    memo.put("agent scope", anchors, (global_scope, scope, own), values)
     return scope
 
 

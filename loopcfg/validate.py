@@ -164,19 +164,26 @@ def validate_config(
         if memo is None:
             diagnostics.extend(_order_errors(block, block_path, loaded.file, line))
         else:
-            values = (block_path, loaded.file, line)
-            ordered = memo.get(
-                "order errors",
-                (block,),
-                values,
-                _order_errors,
-                block,
-                block_path,
-                loaded.file,
-                line,
-            )
-            diagnostics.extend(ordered)
+            diagnostics.extend(_memoised_order_errors(memo, block, block_path, loaded.file, line))
     return diagnostics
+
+
+def _memoised_order_errors(
+    memo: SubtreeMemo, block: ObjectNode, path: DocPath, file: str, line: str
+) -> list[Diagnostic]:
+    """`_order_errors` of a block kept from the last check, keyed by the block's node: a
+    block that an agent added above it moved to another index keeps an empty result (most
+    blocks'); findings, whose paths and messages name the index, are made again."""
+    kept = memo.peek("order errors", (block,), (file, line))
+    if kept is not None:
+        made_at, found = kept[0]
+        if not found or made_at == path:
+            memo.hits += 1
+            return found  # type: ignore[no-any-return]
+    memo.misses += 1
+    found = _order_errors(block, path, file, line)
+    memo.put("order errors", (block,), (path, found), (file, line))
+    return found
 
 
 def _schema_errors(value: Any, line: Line) -> Iterable[tuple[DocPath, Any]]:
@@ -1267,8 +1274,7 @@ def _unknown_target_warning(
         return _lc110(pieces, roster, target, newest, file)
     name = newest.name
     pieces = [
-        memo.get("rejected keys", (block,), (path, name), _rejected_in, block, path, newest)
-        for path, block in _blocks(root, target)
+        _memoised_rejected(memo, block, path, newest) for path, block in _blocks(root, target)
     ]
     # The roster's key is where the warning may point; its value only when the key has no span.
     where = (
@@ -1332,6 +1338,43 @@ def _lc110(
         hint=hint,
         related=related,
     )
+
+
+def _memoised_rejected(
+    memo: SubtreeMemo, block: ObjectNode, path: DocPath, newest: Release
+) -> list[_Rejected]:
+    """`_rejected_in` kept from the last check, keyed by the block's node: a block that an
+    agent added or removed above it moved to another index gets its places again with the
+    new path (`_moved`), its keys are not read again."""
+    name = newest.name
+    kept = memo.peek("rejected keys", (block,), name)
+    if kept is not None:
+        made_at, found = kept[0]
+        if made_at == path:
+            memo.hits += 1
+            return found  # type: ignore[no-any-return]
+        found = _moved(found, format_path(made_at), format_path(path), name)
+    else:
+        memo.misses += 1
+        found = _rejected_in(block, path, newest)
+    memo.put("rejected keys", (block,), (path, found), name)
+    return found
+
+
+def _moved(found: list[_Rejected], before: str, now: str, release: str) -> list[_Rejected]:
+    """Places of one block read at the path `before`, at the path `now` (`_rejected`'s
+    wording; a place's path is its block's followed by the key's: `format_path` of a longer
+    path starts with that of its beginning)."""
+    moved: list[_Rejected] = []
+    for rejected in found:
+        where = now + rejected.path[len(before) :]
+        related = (
+            None
+            if rejected.span is None
+            else Related(rejected.span, f"{where} is rejected by OpenClaw {release}")
+        )
+        moved.append(_Rejected(rejected.setting, rejected.span, where, related))
+    return moved
 
 
 def _rejected_in(block: ObjectNode, path: DocPath, newest: Release) -> list[_Rejected]:

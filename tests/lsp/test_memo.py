@@ -3,7 +3,7 @@
 Between two checks of a config the server reuses what depends only on values an edit did not
 touch: an agent's roster entry, its resolved scope and lint findings, each block's checks, each
 agent's schema verdict. Hypothesis drives sequences of edits as a user makes them (a value in
-the global block or in an agent, an agent added, removed or renamed, a line added above
+the global block or in an agent, an agent added, removed, moved or renamed, a line added above
 memoised values so that their positions move, an `$include` put in and edited) over configs
 for both roster layouts, with LF or CRLF line breaks, and edits of the text as typed: Enter in
 the middle of a line, two lines joined, a blank or comment line added or deleted, above,
@@ -105,8 +105,10 @@ def render(model: Model) -> str:
         lines += ['    ownership: "explicit",', "    entries: {"]
     else:
         lines += ["    list: ["]
-    for index, agent in enumerate(model.agents):
-        if index % 3 == 1:
+    for agent in model.agents:
+        # A comment goes with its agent (added, removed and moved with it, as a user does),
+        # so that those edits are pure insertions and deletions of the agent's lines.
+        if agent.id[-1:] in ("1", "4", "7"):
             lines.append(f"      // agent {agent.id}")
         lines += _agent_lines(agent, model.entries)
     lines += ["    }," if model.entries else "    ],", "  },", "}", ""]
@@ -208,6 +210,10 @@ def apply(model: Model, edit: tuple[object, ...]) -> Model:
         return _with_agent(model, index, agent._replace(block=_set(agent.block, str(name), value)))  # type: ignore[arg-type]
     if kind == "remove":
         return model._replace(agents=agents[:index] + agents[index + 1 :])
+    if kind == "move":  # cut and pasted elsewhere in the roster: the agents between renumber
+        rest = agents[:index] + agents[index + 1 :]
+        at = int(edit[2]) % (len(rest) + 1)  # type: ignore[call-overload]
+        return model._replace(agents=(*rest[:at], agent, *rest[at:]))
     if kind == "rename":  # possibly to another agent's id (LC106), or not normalised (LC108)
         return _with_agent(model, index, agent._replace(id=str(edit[2])))
     if kind == "lines":  # the agent written over several lines, or on one
@@ -234,6 +240,7 @@ EDIT = st.one_of(
     st.tuples(st.just("port"), st.integers(1, 20000)),
     st.tuples(st.just("add"), st.integers(0, 9), st.booleans()),
     st.tuples(st.just("remove"), st.integers(0, 9)),
+    st.tuples(st.just("move"), st.integers(0, 9), st.integers(0, 9)),
     st.tuples(st.just("rename"), st.integers(0, 9), st.sampled_from(["a0", "a1", "Ops", "n5"])),
     st.tuples(st.just("lines"), st.integers(0, 9)),
     st.tuples(st.just("include"), st.integers(0, 9)),
@@ -373,3 +380,49 @@ def test_scopes_kept_through_an_enter_above_them_say_where_their_values_are_now(
         assert [s.to_json() for s in ours.settings.sources.values()] == [
             s.to_json() for s in theirs.settings.sources.values()
         ]
+
+
+@pytest.mark.parametrize("entries", [False, True])
+def test_an_agent_added_above_others_keeps_theirs_with_the_paths_of_now(
+    tmp_path: Path, entries: bool
+) -> None:
+    # An agent's line pasted below the first agent's: in `agents.list` every agent below it
+    # moves to the next index. Their scopes and findings are kept (keyed by their nodes), and
+    # reported with the paths of now: LC102 and LC004 in moved agents, LC202 (an info) and,
+    # without a target, LC110's places in every moved block.
+    from loopcfg.resolve import resolve_config
+
+    model = _base(entries)
+    model = apply(model, ("agent", 3, "criticalThreshold", "20"))  # LC102 (no target)
+    model = apply(model, ("agent", 4, "warningThreshold", "30"))  # LC004: 30 >= 12
+    model = apply(model, ("agent", 2, "enabled", "true"))  # LC202: what it inherits
+    text = render(model)
+    lines = text.split("\n")
+    below = next(i for i, line in enumerate(lines) if '"a0"' in line) + 1
+    new = Agent("n5", {"historySize": "3"}, False)
+    edited = "\n".join([*lines[:below], *_agent_lines(new, entries), *lines[below:]])
+    top = tmp_path / "openclaw.json5"
+    top.write_text(text, encoding="utf-8")
+    cache = ParseCache()
+    before = analysis.check(str(top), {str(top): text}, None, cache)
+    first = resolve_config(before.loaded.root, None, before.memo)  # type: ignore[arg-type]
+    top.write_text(edited, encoding="utf-8")
+    after = analysis.check(str(top), {str(top): edited}, None, cache, before)
+    assert cache.reparsed == 1  # the new line alone was parsed
+    assert after.diagnostics == list(check_file(str(top)).diagnostics)
+    codes = {d.code for d in after.diagnostics}
+    # (2026.9.6, the entries layout's target, retired the thresholds: LC009 in each block.)
+    assert codes >= ({"LC009"} if entries else {"LC004", "LC102", "LC110"})
+    if not entries:
+        assert any("agents.list[4]" in (d.path or "") for d in after.diagnostics)
+    verbose = loaded_findings(after.loaded, CheckOptions(verbose=True), memo=after.memo)
+    expected = check_file(str(top), CheckOptions(verbose=True)).diagnostics
+    assert sort_diagnostics(verbose) == list(expected)
+    assert entries or "LC202" in {d.code for d in expected}
+    second = resolve_config(after.loaded.root, None, after.memo)  # type: ignore[arg-type]
+    moved = second.agents[2:]
+    assert [s.agent.id for s in moved] == [s.agent.id for s in first.agents[1:]]  # type: ignore[union-attr]
+    for now, then in zip(moved, first.agents[1:], strict=True):
+        assert now.merged is then.merged  # kept, not merged again
+        assert now.agent is not None and then.agent is not None
+        assert now.agent.index == then.agent.index + 1
