@@ -30,7 +30,7 @@ edits), so the diagnostics are `validate`'s.
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections import OrderedDict
 
 from loopcfg.source import SourceError, fresh_parse
@@ -364,17 +364,23 @@ def _replace_between(
     members: list[Entry | Node] = (
         list(container.entries) if isinstance(container, ObjectNode) else list(container.items)
     )
-    offsets = [_old_offsets(member, line_starts) for member in members]
-    before = [i for i, (_, last) in enumerate(offsets) if last <= edit.start]
-    after = [
-        i
-        for i, (first, _) in enumerate(offsets)
-        if first >= edit.old_end and _first_line(members[i]) > edit.last[0]
-    ]
-    if not before or not after:
+    # Members are in the text's order: those that end before the edit come first, those that
+    # start after it last, so each bound is a binary search (a roster has thousands).
+    count = len(members)
+
+    def ends_before(i: int) -> bool:
+        return _old_offsets(members[i], line_starts)[1] <= edit.start
+
+    def starts_after(i: int) -> bool:
+        first = _old_offsets(members[i], line_starts)[0]
+        return first >= edit.old_end and _first_line(members[i]) > edit.last[0]
+
+    left = bisect_left(range(count), True, key=lambda i: not ends_before(i)) - 1
+    right = bisect_left(range(count), True, key=starts_after)
+    if left < 0 or right == count:
         return None
-    left, right = before[-1], after[0]
-    start, old_end = offsets[left][1], offsets[right][0]
+    start = _old_offsets(members[left], line_starts)[1]
+    old_end = _old_offsets(members[right], line_starts)[0]
     opener, closer = _ARRAY_ENDS if isinstance(container, ArrayNode) else _OBJECT_ENDS
     between = text[start : old_end + edit.delta]
     try:
@@ -452,17 +458,22 @@ def _no_new_duplicates(
 
 
 def _reindex(node: Node, by: int, at: int = 0) -> None:
-    """Add `by` to the array index at position `at` of the paths of `node` and all below it."""
-    stack = [node]
+    """Add `by` to the array index at position `at` of the paths of `node` and all below it.
+    (Everything below `node` shares its path up to that index: each path is the new head and
+    its own rest, one concatenation. An agent pasted into agents.list renumbers every node
+    of the agents below it.)"""
+    path = node.path
+    index = path[at]
+    assert isinstance(index, int)
+    head = (*path[:at], index + by)
+    cut = at + 1
+    stack: list[Node] = [node]
     while stack:
         current = stack.pop()
-        path = current.path
-        index = path[at]
-        assert isinstance(index, int)
-        current.path = (*path[:at], index + by, *path[at + 1 :])
-        if isinstance(current, ObjectNode):
-            stack.extend(entry.value for entry in current.entries)
-        elif isinstance(current, ArrayNode):
+        current.path = head + current.path[cut:]
+        if type(current) is ObjectNode:
+            stack.extend([entry.value for entry in current.entries])
+        elif type(current) is ArrayNode:
             stack.extend(current.items)
 
 
