@@ -563,7 +563,7 @@ def _memoised_agent_scope(
         merged_with, scope, own = kept[0]
         if merged_with is global_scope:
             if scope.agent is not entry:
-                scope = scope._replace(agent=entry)
+                scope = Scope(entry, scope.own, scope.merged, scope.settings)  # not `_replace`
                 memo.put("agent scope", anchors, (global_scope, scope, own), values)
             return scope  # type: ignore[no-any-return]
     else:

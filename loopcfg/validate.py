@@ -1274,7 +1274,7 @@ def _unknown_target_warning(
         return _lc110(pieces, roster, target, newest, file)
     name = newest.name
     pieces = [
-        _memoised_rejected(memo, block, path, newest) for path, block in _blocks(root, target)
+        _memoised_rejected(memo, block, path, newest, name) for path, block in _blocks(root, target)
     ]
     # The roster's key is where the warning may point; its value only when the key has no span.
     where = (
@@ -1341,23 +1341,24 @@ def _lc110(
 
 
 def _memoised_rejected(
-    memo: SubtreeMemo, block: ObjectNode, path: DocPath, newest: Release
+    memo: SubtreeMemo, block: ObjectNode, path: DocPath, newest: Release, name: str
 ) -> list[_Rejected]:
     """`_rejected_in` kept from the last check, keyed by the block's node: a block that an
     agent added or removed above it moved to another index gets its places again with the
-    new path (`_moved`), its keys are not read again."""
-    name = newest.name
+    new path (`_moved`), its keys are not read again. (`name`: `newest.name`.)"""
     kept = memo.peek("rejected keys", (block,), name)
     if kept is not None:
-        made_at, found = kept[0]
+        made_at, prefix, found = kept[0]
         if made_at == path:
             memo.hits += 1
             return found  # type: ignore[no-any-return]
-        found = _moved(found, format_path(made_at), format_path(path), name)
+        now = format_path(path)
+        found = _moved(found, prefix, now, name)
     else:
         memo.misses += 1
+        now = format_path(path)
         found = _rejected_in(block, path, newest)
-    memo.put("rejected keys", (block,), (path, found), name)
+    memo.put("rejected keys", (block,), (path, now, found), name)
     return found
 
 
