@@ -353,11 +353,11 @@ def _replace_between(
     old: Document, text: str, chain: list[Node], edit: _Edit, line_starts: list[int]
 ) -> Document | None:
     """An edit between two members of the innermost container that holds it, each left as it
-    is: the member before it ends before the edit, the one after it starts on a later line
-    than the edit ends on. Only the text between them is parsed, as members of that kind of
-    container, and the container is rebuilt with the old members around the new ones (an
-    array's items after it renumbered in place when items came or went). None when there is
-    no such pair or the text between does not parse."""
+    is: the member before it (or the container's opening bracket) ends before the edit, the
+    one after it starts on a later line than the edit ends on. Only the text between them is
+    parsed, as members of that kind of container, and the container is rebuilt with the old
+    members around the new ones (an array's items after it renumbered in place when items
+    came or went). None when there is no such pair or the text between does not parse."""
     table, container = old.lines, chain[-1]
     if table is None or not isinstance(container, ObjectNode | ArrayNode):
         return None
@@ -377,22 +377,31 @@ def _replace_between(
 
     left = bisect_left(range(count), True, key=lambda i: not ends_before(i)) - 1
     right = bisect_left(range(count), True, key=starts_after)
-    if left < 0 or right == count:
+    if right == count:
         return None
-    start = _old_offsets(members[left], line_starts)[1]
-    old_end = _old_offsets(members[right], line_starts)[0]
     opener, closer = _ARRAY_ENDS if isinstance(container, ArrayNode) else _OBJECT_ENDS
+    if left >= 0:
+        start = _old_offsets(members[left], line_starts)[1]
+    else:
+        # Before the first member (an agent pasted at the top of the roster): the text
+        # between the container's opening bracket and that member, after the bracket alone.
+        start = _old_offsets(container, line_starts)[0] + 1
+        if edit.start < start:
+            return None
+        opener = opener[0]
+    old_end = _old_offsets(members[right], line_starts)[0]
     between = text[start : old_end + edit.delta]
     try:
         parsed = fresh_parse(opener + between + closer, old.file, old.format)
     except SourceError:
         return None
     fragment = parsed.root
+    first = 1 if left >= 0 else 0  # the fragment's first member that is not a placeholder
     if isinstance(fragment, ObjectNode):
-        new: list[Entry | Node] = list(fragment.entries[1:-1])
+        new: list[Entry | Node] = list(fragment.entries[first:-1])
     else:
         assert isinstance(fragment, ArrayNode)
-        new = list(fragment.items[1:-1])
+        new = list(fragment.items[first:-1])
     if _height(fragment) + len(container.path) > MAX_DEPTH:
         return None
     first_line, first_column = _position(line_starts, start)
@@ -403,9 +412,9 @@ def _replace_between(
     moved = len(new) - (right - left - 1)
     if isinstance(container, ArrayNode) and moved:
         # Items added or removed: those after move to other indices. Their paths are
-        # rewritten in place (the old document is used up); everything the memo keeps that
-        # reads a path is keyed by it too (an entry's index, a block's path), so it is made
-        # again, while what does not (an item's schema verdict) is found.
+        # rewritten in place (the old document is used up); what the memo keeps for them is
+        # keyed by their nodes and names no index (an agent's roster entry, scope and
+        # findings are given the index of now, loopcfg/memo.py), so it is found.
         for item in container.items[right:]:
             _reindex(item, moved, len(container.path))
     place = _Placer(old.file, table, first_line, first_column - len(opener))
@@ -414,7 +423,8 @@ def _replace_between(
         if isinstance(member, Entry):
             member.key.span = _placed(member.key.span, place)
         else:
-            _reindex(member, left)  # the fragment's item 1 is the container's item left + 1
+            # The fragment's item `first` is the container's item left + 1.
+            _reindex(member, left + 1 - first)
         _settle(value, container.path, place, set())
     merged = [*members[: left + 1], *new, *members[right:]]
     if isinstance(container, ObjectNode):
@@ -462,6 +472,8 @@ def _reindex(node: Node, by: int, at: int = 0) -> None:
     (Everything below `node` shares its path up to that index: each path is the new head and
     its own rest, one concatenation. An agent pasted into agents.list renumbers every node
     of the agents below it.)"""
+    if not by:
+        return
     path = node.path
     index = path[at]
     assert isinstance(index, int)

@@ -262,12 +262,26 @@ def test_a_key_typed_twice_between_members_is_searched_for() -> None:
 
 
 def test_an_array_item_deleted_moves_the_others_to_new_indices() -> None:
+    # The first item deleted: the text between the list's bracket and the next item is
+    # parsed alone, and the items after it are kept, renumbered (the memo finds what it
+    # keeps for them by their nodes). `_reparsed` holds the result, paths included, to a
+    # fresh parse.
     main = CONFIG.index('      { id: "main"')
     multiline = CONFIG[:main] + '      { id: "main" },\n' + CONFIG[CONFIG.index("\n", main) + 1 :]
     old, patched = _reparsed(multiline, '      { id: "main" },\n', "")
     moved = _at(patched.root, ("agents", "list", 1))
-    assert moved.path == ("agents", "list", 1)  # `batch`, an index up: not the old object
-    assert moved is not _at(old.root, ("agents", "list", 2))
+    assert moved.path == ("agents", "list", 1)  # `batch`, an index up
+    assert moved is _at(old.root, ("agents", "list", 2))  # the old object, renumbered
+
+
+def test_an_item_pasted_at_the_top_of_an_array_keeps_the_others() -> None:
+    main = CONFIG.index('      { id: "main"')
+    line = CONFIG[main : CONFIG.index("\n", main) + 1]
+    new = '      { id: "new", tools: { loopDetection: { historySize: 3 } } },\n'
+    old, patched = _reparsed(CONFIG, line, new + line)
+    moved = _at(patched.root, ("agents", "list", 1))
+    assert moved.path == ("agents", "list", 1)
+    assert moved is _at(old.root, ("agents", "list", 0))
 
 
 def _at(node: Node, path: tuple[str | int, ...]) -> Node:

@@ -383,13 +383,15 @@ def test_scopes_kept_through_an_enter_above_them_say_where_their_values_are_now(
 
 
 @pytest.mark.parametrize("entries", [False, True])
+@pytest.mark.parametrize("top", [False, True])
 def test_an_agent_added_above_others_keeps_theirs_with_the_paths_of_now(
-    tmp_path: Path, entries: bool
+    tmp_path: Path, entries: bool, top: bool
 ) -> None:
-    # An agent's line pasted below the first agent's: in `agents.list` every agent below it
-    # moves to the next index. Their scopes and findings are kept (keyed by their nodes), and
-    # reported with the paths of now: LC102 and LC004 in moved agents, LC202 (an info) and,
-    # without a target, LC110's places in every moved block.
+    # An agent's line pasted below the first agent's, or above it (at the top of the
+    # roster): in `agents.list` every agent below it moves to the next index. Their scopes
+    # and findings are kept (keyed by their nodes), and reported with the paths of now:
+    # LC102 and LC004 in moved agents, LC202 (an info) and, without a target, LC110's
+    # places in every moved block.
     from loopcfg.resolve import resolve_config
 
     model = _base(entries)
@@ -398,31 +400,32 @@ def test_an_agent_added_above_others_keeps_theirs_with_the_paths_of_now(
     model = apply(model, ("agent", 2, "enabled", "true"))  # LC202: what it inherits
     text = render(model)
     lines = text.split("\n")
-    below = next(i for i, line in enumerate(lines) if '"a0"' in line) + 1
+    below = next(i for i, line in enumerate(lines) if '"a0"' in line) + (0 if top else 1)
     new = Agent("n5", {"historySize": "3"}, False)
     edited = "\n".join([*lines[:below], *_agent_lines(new, entries), *lines[below:]])
-    top = tmp_path / "openclaw.json5"
-    top.write_text(text, encoding="utf-8")
+    config = tmp_path / "openclaw.json5"
+    config.write_text(text, encoding="utf-8")
     cache = ParseCache()
-    before = analysis.check(str(top), {str(top): text}, None, cache)
+    before = analysis.check(str(config), {str(config): text}, None, cache)
     first = resolve_config(before.loaded.root, None, before.memo)  # type: ignore[arg-type]
-    top.write_text(edited, encoding="utf-8")
-    after = analysis.check(str(top), {str(top): edited}, None, cache, before)
+    config.write_text(edited, encoding="utf-8")
+    after = analysis.check(str(config), {str(config): edited}, None, cache, before)
     assert cache.reparsed == 1  # the new line alone was parsed
-    assert after.diagnostics == list(check_file(str(top)).diagnostics)
+    assert after.diagnostics == list(check_file(str(config)).diagnostics)
     codes = {d.code for d in after.diagnostics}
     # (2026.9.6, the entries layout's target, retired the thresholds: LC009 in each block.)
     assert codes >= ({"LC009"} if entries else {"LC004", "LC102", "LC110"})
     if not entries:
         assert any("agents.list[4]" in (d.path or "") for d in after.diagnostics)
     verbose = loaded_findings(after.loaded, CheckOptions(verbose=True), memo=after.memo)
-    expected = check_file(str(top), CheckOptions(verbose=True)).diagnostics
+    expected = check_file(str(config), CheckOptions(verbose=True)).diagnostics
     assert sort_diagnostics(verbose) == list(expected)
     assert entries or "LC202" in {d.code for d in expected}
     second = resolve_config(after.loaded.root, None, after.memo)  # type: ignore[arg-type]
-    moved = second.agents[2:]
-    assert [s.agent.id for s in moved] == [s.agent.id for s in first.agents[1:]]  # type: ignore[union-attr]
-    for now, then in zip(moved, first.agents[1:], strict=True):
+    stayed = 0 if top else 1
+    moved, then_at = second.agents[stayed + 1 :], first.agents[stayed:]
+    assert [s.agent.id for s in moved] == [s.agent.id for s in then_at]  # type: ignore[union-attr]
+    for now, then in zip(moved, then_at, strict=True):
         assert now.merged is then.merged  # kept, not merged again
         assert now.agent is not None and then.agent is not None
         assert now.agent.index == then.agent.index + 1
