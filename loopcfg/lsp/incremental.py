@@ -354,10 +354,11 @@ def _replace_between(
 ) -> Document | None:
     """An edit between two members of the innermost container that holds it, each left as it
     is: the member before it (or the container's opening bracket) ends before the edit, the
-    one after it starts on a later line than the edit ends on. Only the text between them is
-    parsed, as members of that kind of container, and the container is rebuilt with the old
-    members around the new ones (an array's items after it renumbered in place when items
-    came or went). None when there is no such pair or the text between does not parse."""
+    one after it (or the closing bracket) starts on a later line than the edit ends on.
+    Only the text between them is parsed, as members of that kind of container, and the
+    container is rebuilt with the old members around the new ones (an array's items after
+    it renumbered in place when items came or went). None when there is no such pair or
+    the text between does not parse."""
     table, container = old.lines, chain[-1]
     if table is None or not isinstance(container, ObjectNode | ArrayNode):
         return None
@@ -377,31 +378,42 @@ def _replace_between(
 
     left = bisect_left(range(count), True, key=lambda i: not ends_before(i)) - 1
     right = bisect_left(range(count), True, key=starts_after)
-    if right == count:
-        return None
+    if left < 0 and right == count:
+        return None  # no member left as it is: the container is parsed whole
     opener, closer = _ARRAY_ENDS if isinstance(container, ArrayNode) else _OBJECT_ENDS
+    bounds = _old_offsets(container, line_starts)
     if left >= 0:
         start = _old_offsets(members[left], line_starts)[1]
     else:
         # Before the first member (an agent pasted at the top of the roster): the text
         # between the container's opening bracket and that member, after the bracket alone.
-        start = _old_offsets(container, line_starts)[0] + 1
+        start = bounds[0] + 1
         if edit.start < start:
             return None
         opener = opener[0]
-    old_end = _old_offsets(members[right], line_starts)[0]
+    if right < count:
+        old_end = _old_offsets(members[right], line_starts)[0]
+    else:
+        # After the last member (pasted at the bottom): the text up to the closing bracket,
+        # which must be on a later line than the edit ends on (its column does not move).
+        old_end = bounds[1] - 1
+        end_line = container.span.end_line if container.span is not None else 0
+        if edit.old_end > old_end or end_line <= edit.last[0]:
+            return None
+        closer = closer[-1]
     between = text[start : old_end + edit.delta]
     try:
         parsed = fresh_parse(opener + between + closer, old.file, old.format)
     except SourceError:
         return None
     fragment = parsed.root
-    first = 1 if left >= 0 else 0  # the fragment's first member that is not a placeholder
+    # The fragment's members that are not placeholders.
+    first, last = (1 if left >= 0 else 0), (-1 if right < count else None)
     if isinstance(fragment, ObjectNode):
-        new: list[Entry | Node] = list(fragment.entries[first:-1])
+        new: list[Entry | Node] = list(fragment.entries[first:last])
     else:
         assert isinstance(fragment, ArrayNode)
-        new = list(fragment.items[first:-1])
+        new = list(fragment.items[first:last])
     if _height(fragment) + len(container.path) > MAX_DEPTH:
         return None
     first_line, first_column = _position(line_starts, start)

@@ -284,6 +284,17 @@ def test_an_item_pasted_at_the_top_of_an_array_keeps_the_others() -> None:
     assert moved is _at(old.root, ("agents", "list", 0))
 
 
+def test_an_item_pasted_at_the_end_of_an_array_parses_that_line_alone() -> None:
+    end = "      },\n    ],\n"
+    new = '      { id: "new", tools: { loopDetection: { historySize: 3 } } },\n'
+    old, patched = _reparsed(CONFIG, end, "      },\n" + new + "    ],\n")
+    assert _at(patched.root, ("agents", "list", 2)) is _at(old.root, ("agents", "list", 2))
+    assert _at(patched.root, ("agents", "list", 3)).path == ("agents", "list", 3)
+    # The closing bracket on the edit's line (its column moves): the whole array is parsed.
+    _, patched = _reparsed(CONFIG, "      },\n    ],\n", '      }, { id: "x" } ],\n')
+    assert _at(patched.root, ("agents", "list", 3)).path == ("agents", "list", 3)
+
+
 def _at(node: Node, path: tuple[str | int, ...]) -> Node:
     for part in path:
         if isinstance(node, ObjectNode):
