@@ -22,6 +22,7 @@ and for the edits of the global block and of an agent apart.
     .venv/bin/python bench/lsp.py --line-breaks  # each edit an Enter in an agent's line
     .venv/bin/python bench/lsp.py --line-ends    # ... an Enter at the end of an agent's line
     .venv/bin/python bench/lsp.py --new-agents   # ... a new agent's line pasted in the roster
+    .venv/bin/python bench/lsp.py --verify       # ... and each text's check held to check_file
 """
 
 from __future__ import annotations
@@ -255,6 +256,29 @@ def phases(path: Path, edits: list[Edit]) -> dict[str, list[dict[str, float]]]:
     return out
 
 
+def verify(path: Path, edits: list[Edit]) -> int:
+    """How many of the edits' texts the server's check (`analysis.check`, its parse cache and
+    memo carried from edit to edit) reports otherwise than `check_file` on the same text
+    saved at `path`, plain and with `--verbose`'s infos (0: the latencies measured are of
+    the right answers). `path` holds its first text again afterwards."""
+    from loopcfg.check import CheckOptions, loaded_findings
+    from loopcfg.lsp import analysis
+
+    original = config_text_of(path)
+    cache = ParseCache()
+    checked = analysis.check(str(path), {str(path): original}, parses=cache)
+    verbose = CheckOptions(verbose=True)
+    wrong = 0
+    for edit in edits:
+        checked = analysis.check(str(path), {str(path): edit.text}, parses=cache, previous=checked)
+        path.write_text(edit.text, encoding="utf-8")
+        wrong += checked.diagnostics != list(check_file(str(path)).diagnostics)
+        infos = sort_diagnostics(loaded_findings(checked.loaded, verbose, memo=checked.memo))
+        wrong += infos != list(check_file(str(path), verbose).diagnostics)
+    path.write_text(original, encoding="utf-8")
+    return wrong
+
+
 def config_text_of(path: Path) -> str:
     return path.read_text(encoding="utf-8")
 
@@ -333,6 +357,11 @@ def main() -> None:
         dest="mode",
         help="each edit a new agent's line pasted below an agent's (the agents below move)",
     )
+    parser.add_argument(
+        "--verify",
+        action="store_true",
+        help="afterwards, hold the server's check of each text to check_file's (in-process)",
+    )
     parser.set_defaults(mode="values")
     args = parser.parse_args()
     if args.parse_only:
@@ -350,6 +379,7 @@ def main() -> None:
         twin.parent.mkdir()
         latencies, check = asyncio.run(measure(path, edits, twin))
         split = phases(path, edits)
+        wrong = verify(path, edits) if args.verify else None
     p50, p95 = percentile(latencies, 0.5), percentile(latencies, 0.95)
     c50, c95 = percentile(check, 0.5), percentile(check, 0.95)
     print(f"config: {size / 1024:.1f} KB, {args.agents} agents; {args.edits} edits")
@@ -357,6 +387,8 @@ def main() -> None:
     print(f"edit -> diagnostics: p50 {p50 * 1000:.1f} ms, p95 {p95 * 1000:.1f} ms")
     print(f"p50 / baseline p50: {p50 / c50:.2f}x; p95 / baseline p95: {p95 / c95:.2f}x")
     print(f"mean {statistics.mean(latencies) * 1000:.1f} ms, max {max(latencies) * 1000:.1f} ms")
+    if wrong is not None:
+        print(f"texts whose diagnostics differ from check_file's (plain or --verbose): {wrong}")
     print("the server's check in-process, median ms per phase:")
     groups = ("valid", "invalid", "global", "agent") if args.mode == "values" else ("all",)
     for kind, rows in ((group, split[group]) for group in groups):

@@ -15,6 +15,11 @@ never copied out of them. What copies one out (a message naming `file:line:colum
 checked before reuse (`lint._memoised_lints`), and a set or dict keyed by spans hashes them
 where they were (so `lint` makes the global findings' identities in every check).
 
+Array indices likewise: an item added or removed above others in an array renumbers them in
+place (their nodes' paths), so what is kept for an agent is keyed by its node, not by its
+index or path, and is given them when reported (`resolve._at_index`, `lint._AgentLints.of`,
+`validate._memoised_rejected`).
+
 The library never holds one: the server keeps one per open config and passes it down through
 `check.loaded_findings(..., memo=)`; without one (the command line) every result is computed
 as before. Each check is one round (`new_round`): what it did not ask for is dropped when the
