@@ -685,8 +685,12 @@ class DigestBudget:
 
 # A dict entry's own memory (key and value slots, the value object) in characters' worth.
 DEFERRED_ENTRY_WEIGHT = 64
-# No single deferred value weighs more: a larger one is digested at once.
-DEFERRED_MAX_WEIGHT = 16_384
+# No single deferred value weighs more: a larger one is digested at once. The budget, not this,
+# bounds the memory held; this keeps a few values from taking all of replay's (an eighth of
+# it). Tool output of 16-128 K characters (a file read, a command's output) is common, and is
+# nearly never compared: digesting it at once cost a pass over the corpus 8 % of its
+# instructions (SHA-256 and orjson of ~1 MB) when this was 16,384.
+DEFERRED_MAX_WEIGHT = 131_072
 
 
 class DeferredDigest:

@@ -667,7 +667,10 @@ def test_only_small_flat_shapes_are_deferred() -> None:
     assert not deferred("read", _text_result("x" * hashing.DEFERRED_MAX_WEIGHT))
     assert not deferred("read", _text_result("x"), budget=100)  # the budget is spent
     assert deferred("exec", {"details": {"status": "completed", "aggregated": "ok"}})
-    assert not deferred("exec", {"details": {"status": "completed", "aggregated": "x" * 20000}})
+    assert not deferred(
+        "exec",
+        {"details": {"status": "completed", "aggregated": "x" * hashing.DEFERRED_MAX_WEIGHT}},
+    )
     assert not deferred("sessions_send", _text_result("x", {"n": 1}))
     assert not deferred("read", {"content": [], "details": {"n": [1]}})
     assert not deferred("read", "a plain string result")
