@@ -347,6 +347,26 @@ def _fast_digest(value: Any) -> str | None:
         return None
 
 
+def canonical_whole(value: Any) -> bytes | None:
+    """The canonical JSON's UTF-8 where the fast path renders it in one piece (exactly what
+    `digest` hashes for it: `args_hash_of` from it is `args_hash`), else None (the value needs
+    the slow path or pieces). The key of the engine's argument memo (engine/memo.py)."""
+    if _ORJSON_DUMPS is None:
+        return None
+    try:
+        size = _fast_size(value)
+        if size < 0 or size > _ORJSON_MAX_CHARS:
+            return None
+        return _ORJSON_DUMPS(value, option=_ORJSON_SORT_KEYS)
+    except (TypeError, UnicodeEncodeError, RecursionError):  # as in _fast_utf8
+        return None
+
+
+def args_hash_of(tool: str, canonical: bytes) -> str:
+    """`args_hash(tool, args)` from the canonical UTF-8 of `args` (`canonical_whole`)."""
+    return f"{tool}:{_sha256(canonical).hexdigest()}"
+
+
 def canonical_slow(value: Any) -> str:
     """The exact path, for every value (also the reference the fast path is tested against)."""
     return _slow(value)
