@@ -22,6 +22,8 @@ and for the edits of the global block and of an agent apart.
     .venv/bin/python bench/lsp.py --line-breaks  # each edit an Enter in an agent's line
     .venv/bin/python bench/lsp.py --line-ends    # ... an Enter at the end of an agent's line
     .venv/bin/python bench/lsp.py --new-agents   # ... a new agent's line pasted in the roster
+    .venv/bin/python bench/lsp.py --dollar       # the config also holds a `${VAR}` (an API
+                                                 # key) and an `$include` (the gateway's section)
 """
 
 from __future__ import annotations
@@ -54,7 +56,15 @@ GLOBAL_VALUE = re.compile(r"(?<=historySize: )[^,]+")
 AGENT_VALUE = re.compile(r"(?<=warningThreshold: )[^,]+")
 
 
-def config_text(agents: int) -> str:
+# What `--dollar` adds: a secret from the environment and a section kept in its own file,
+# outside the loop settings (so neither changes a finding).
+DOLLAR_LINES = (
+    '  models: { apiKey: "${LOOPCFG_BENCH_KEY}" },\n  gateway: { $include: "./gateway.json5" },\n'
+)
+INCLUDED_GATEWAY = "{ port: 18789 }\n"
+
+
+def config_text(agents: int, dollar: bool = False) -> str:
     items = []
     for index in range(agents):
         items.append(
@@ -64,7 +74,9 @@ def config_text(agents: int) -> str:
             f"{'true' if index % 2 else 'false'} }} }} }} }},"
         )
     return (
-        "// generated for bench/lsp.py\n{\n  tools: {\n    loopDetection: {\n"
+        "// generated for bench/lsp.py\n{\n"
+        + (DOLLAR_LINES if dollar else "")
+        + "  tools: {\n    loopDetection: {\n"
         "      enabled: true,\n      historySize: 30,\n      warningThreshold: 10,\n"
         "    },\n  },\n  agents: {\n    list: [\n" + "\n".join(items) + "\n    ],\n  },\n}\n"
     )
@@ -333,12 +345,17 @@ def main() -> None:
         dest="mode",
         help="each edit a new agent's line pasted below an agent's (the agents below move)",
     )
+    parser.add_argument(
+        "--dollar",
+        action="store_true",
+        help="the config also holds a ${VAR} and an $include (outside the loop settings)",
+    )
     parser.set_defaults(mode="values")
     args = parser.parse_args()
     if args.parse_only:
         parse_only(args.agents)
         return
-    original = config_text(args.agents)
+    original = config_text(args.agents, args.dollar)
     lines = original.splitlines(keepends=True)
     made = MODES[args.mode]
     edits = [made(lines, number, args.agents) for number in range(args.edits)]
@@ -348,6 +365,8 @@ def main() -> None:
         size = path.stat().st_size
         twin = Path(scratch) / "twin" / "openclaw.json5"
         twin.parent.mkdir()
+        for folder in (path.parent, twin.parent):
+            (folder / "gateway.json5").write_text(INCLUDED_GATEWAY, encoding="utf-8")
         latencies, check = asyncio.run(measure(path, edits, twin))
         split = phases(path, edits)
     p50, p95 = percentile(latencies, 0.5), percentile(latencies, 0.95)

@@ -25,9 +25,11 @@ from loopcfg.source.nodes import (
     ArrayNode,
     DocPath,
     Document,
+    Entry,
     Format,
     Node,
     ObjectNode,
+    ScalarNode,
     from_python,
 )
 
@@ -123,8 +125,10 @@ def load_config(
     if not isinstance(root, ObjectNode):  # pragma: no cover - the top object stays an object
         loaded.diagnostics.append(_root_not_object(root, display))
         return loaded
-    set_paths(root)
-    loaded.diagnostics.extend(substitute_config(root, os.environ if env is None else env, display))
+    if root is not document.root:
+        _set_moved_paths(root, document.root)
+    root, missing = substitute_config(root, os.environ if env is None else env, display)
+    loaded.diagnostics.extend(missing)
     loaded.root = root
     return loaded
 
@@ -154,7 +158,8 @@ def loaded_from_python(
         return loaded
     set_paths(root)
     if env is not None:
-        loaded.diagnostics.extend(substitute_config(root, env, file))
+        root, missing = substitute_config(root, env, file)
+        loaded.diagnostics.extend(missing)
     loaded.root = root
     return loaded
 
@@ -195,6 +200,62 @@ def _root_not_object(root: Node, file: str) -> Diagnostic:
         path="",
         hint="an OpenClaw config is one object: { tools: { loopDetection: { ... } } }",
     )
+
+
+def _set_moved_paths(root: ObjectNode, top: Node) -> None:
+    """Give the nodes that resolving the includes made their paths in the merged tree.
+
+    The top-level file's values that resolving kept (`IncludeResolver.resolve`) already have
+    theirs, unless an include's array came before theirs (`deep_merge` concatenates arrays):
+    such a value is copied, never renumbered, since it is the parsed document's own. The
+    objects and arrays that hold one are new, as are their entries, so they take the copy."""
+    own = _identities(top)
+    stack: list[tuple[Node, DocPath]] = [(root, ())]
+    while stack:
+        node, where = stack.pop()
+        node.path = where
+        if isinstance(node, ObjectNode):
+            for entry in node.entries:
+                place = (*where, entry.key.name)
+                entry.value = _placed_child(entry.value, place, own, stack)
+        elif isinstance(node, ArrayNode):
+            items = node.items
+            for index, item in enumerate(items):
+                items[index] = _placed_child(item, (*where, index), own, stack)
+
+
+def _placed_child(
+    child: Node, place: DocPath, own: set[int], stack: list[tuple[Node, DocPath]]
+) -> Node:
+    if id(child) in own:
+        if child.path == place:
+            return child  # kept where it was parsed: its paths are right
+        child = _copy_tree(child)
+    stack.append((child, place))
+    return child
+
+
+def _identities(top: Node) -> set[int]:
+    """The ids of every node of the tree `top` (held alive by it while they are compared)."""
+    seen: set[int] = set()
+    stack = [top]
+    while stack:
+        node = stack.pop()
+        seen.add(id(node))
+        if isinstance(node, ObjectNode):
+            stack.extend(entry.value for entry in node.entries)
+        elif isinstance(node, ArrayNode):
+            stack.extend(node.items)
+    return seen
+
+
+def _copy_tree(node: Node) -> Node:
+    """A copy of `node`'s tree (the parser bounds its nesting), paths to be set."""
+    if isinstance(node, ObjectNode):
+        return ObjectNode([Entry(e.key, _copy_tree(e.value)) for e in node.entries], node.place)
+    if isinstance(node, ArrayNode):
+        return ArrayNode([_copy_tree(item) for item in node.items], node.place)
+    return ScalarNode(node.value, node.place, node.path, node.raw)
 
 
 def set_paths(node: Node, path: DocPath = ()) -> None:

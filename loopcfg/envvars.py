@@ -7,12 +7,21 @@ as a number is then rejected by the schema, as OpenClaw rejects it.
 
 from __future__ import annotations
 
+import operator
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from loopcfg.diagnostics import Diagnostic
-from loopcfg.source.nodes import ArrayNode, Node, ObjectNode, ScalarNode, Span, format_path
+from loopcfg.source.nodes import (
+    ArrayNode,
+    Entry,
+    Node,
+    ObjectNode,
+    ScalarNode,
+    Span,
+    format_path,
+)
 
 # Compiled on first use: most configs hold no `$` and are read without --env-file.
 # `$${NAME}` is an escape for a literal `${NAME}`; it is tried first, so it wins at its `$`.
@@ -51,61 +60,83 @@ def substitute(text: str, env: Mapping[str, str]) -> tuple[str, list[tuple[str, 
     return _REFERENCE.sub(replace, text), missing
 
 
-def substitute_config(root: ObjectNode, env: Mapping[str, str], file: str) -> list[Diagnostic]:
-    """Substitute in place in agent ids and in every string inside the global and agent blocks.
+def substitute_config(
+    root: ObjectNode, env: Mapping[str, str], file: str
+) -> tuple[ObjectNode, list[Diagnostic]]:
+    """`root` with `${VAR}`s substituted in agent ids and in every string inside the global and
+    agent blocks, and the LC006 findings of the names that are missing.
 
-    `root` must have its paths set (they name the config path in LC006).
+    Copy on write: a node whose text changes is replaced, and so are its parents; every other
+    node is `root`'s own (the parsed document's, which the language server parses again only
+    where an edit was, and whose memo recognises values by identity). `root` must have its
+    paths set (they name the config path in LC006).
     """
-    diagnostics: list[Diagnostic] = []
-    for node in _read_parts(root):
-        _substitute_tree(node, env, file, diagnostics)
-    return diagnostics
+    found: list[Diagnostic] = []
+
+    def block(node: Node) -> Node:
+        return _with_child(node, "tools", lambda tools: _with_child(tools, "loopDetection", tree))
+
+    def tree(node: Node) -> Node:
+        return _substituted(node, env, file, found)
+
+    def roster(node: Node) -> Node:
+        if not isinstance(node, ArrayNode):
+            return node
+        items = [block(_with_child(item, "id", tree)) for item in node.items]
+        return _with_items(node, items)
+
+    def keyed(node: Node) -> Node:  # 2026.8.1+: agents.entries.<id>.tools.loopDetection
+        if not isinstance(node, ObjectNode):
+            return node
+        return _with_values(node, [block(entry.value) for entry in node.entries])
+
+    def agents(node: Node) -> Node:
+        return _with_child(_with_child(node, "list", roster), "entries", keyed)
+
+    substituted = _with_child(block(root), "agents", agents)
+    assert isinstance(substituted, ObjectNode)  # a copy of an object is an object
+    return substituted, found
 
 
-def _read_parts(root: ObjectNode) -> list[Node]:
-    """The subtrees loopcfg reads: tools.loopDetection, agent ids, agents' loopDetection (in
-    agents.list and agents.entries)."""
-    parts: list[Node] = []
-    block = _child(_child(root, "tools"), "loopDetection")
-    if block is not None:
-        parts.append(block)
-    agents = _child(root, "agents")
-    entries = agents.get("list") if isinstance(agents, ObjectNode) else None
-    if isinstance(entries, ArrayNode):
-        for entry in entries.items:
-            if not isinstance(entry, ObjectNode):
-                continue
-            agent_id = entry.get("id")
-            if agent_id is not None:
-                parts.append(agent_id)
-            agent_block = _child(_child(entry, "tools"), "loopDetection")
-            if agent_block is not None:
-                parts.append(agent_block)
-    keyed = agents.get("entries") if isinstance(agents, ObjectNode) else None
-    if isinstance(keyed, ObjectNode):  # 2026.8.1+: agents.entries.<id>.tools.loopDetection
-        for keyed_entry in keyed.entries:
-            agent_block = _child(_child(keyed_entry.value, "tools"), "loopDetection")
-            if agent_block is not None:
-                parts.append(agent_block)
-    return parts
+def _substituted(node: Node, env: Mapping[str, str], file: str, out: list[Diagnostic]) -> Node:
+    """`node` with every string below it substituted (children in reverse order, as the
+    findings have always been listed). Nesting is bounded by the parser (MAX_DEPTH)."""
+    if isinstance(node, ObjectNode):
+        values = [_substituted(entry.value, env, file, out) for entry in reversed(node.entries)]
+        return _with_values(node, values[::-1])
+    if isinstance(node, ArrayNode):
+        items = [_substituted(item, env, file, out) for item in reversed(node.items)]
+        return _with_items(node, items[::-1])
+    if not isinstance(node.value, str):
+        return node
+    text, missing = substitute(node.value, env)
+    if text != node.value:
+        node = ScalarNode(text, node.place, node.path, node.raw)
+    out.extend(_missing(name, empty, node, file) for name, empty in missing)
+    return node
 
 
-def _child(node: Node | None, name: str) -> Node | None:
-    return node.get(name) if isinstance(node, ObjectNode) else None
+def _with_child(node: Node, name: str, change: Callable[[Node], Node]) -> Node:
+    """`node` with its winning `name` entry's value changed, copied only if it changes."""
+    if not isinstance(node, ObjectNode):
+        return node
+    entry = node.entry(name)
+    if entry is None:
+        return node
+    return _with_values(node, [change(e.value) if e is entry else e.value for e in node.entries])
 
 
-def _substitute_tree(node: Node, env: Mapping[str, str], file: str, out: list[Diagnostic]) -> None:
-    stack: list[Node] = [node]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, ObjectNode):
-            stack.extend(entry.value for entry in current.entries)
-        elif isinstance(current, ArrayNode):
-            stack.extend(current.items)
-        elif isinstance(current.value, str):
-            text, missing = substitute(current.value, env)
-            current.value = text
-            out.extend(_missing(name, empty, current, file) for name, empty in missing)
+def _with_values(node: ObjectNode, values: list[Node]) -> ObjectNode:
+    if all(map(operator.is_, values, (entry.value for entry in node.entries))):
+        return node
+    entries = [Entry(entry.key, value) for entry, value in zip(node.entries, values, strict=True)]
+    return ObjectNode(entries, node.place, node.path)
+
+
+def _with_items(node: ArrayNode, items: list[Node]) -> ArrayNode:
+    if all(map(operator.is_, items, node.items)):
+        return node
+    return ArrayNode(items, node.place, node.path)
 
 
 def _missing(name: str, empty: bool, node: ScalarNode, file: str) -> Diagnostic:

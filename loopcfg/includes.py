@@ -13,6 +13,7 @@ contributes nothing, so validation sees the rest of the config without cascading
 
 from __future__ import annotations
 
+import operator
 import os
 import stat
 from pathlib import Path
@@ -204,13 +205,25 @@ class IncludeResolver:
         return self.resolve(root, self.top)
 
     def resolve(self, node: Node, context: _FileContext) -> Node:
-        """A copy of `node` with every `$include` below it replaced."""
+        """`node` with every `$include` below it replaced.
+
+        The content of an included file is always copied: one file may be included at several
+        places, and each copy gets the paths of its place. The top-level file's own values are
+        kept where nothing below them changes (copy on write): the language server's memo
+        (loopcfg/memo.py) recognises values by identity, so a config with one `$include`
+        would otherwise be checked whole after every edit. Nothing here writes to a kept node.
+        """
         if context.depth:
             self._spend()
         if isinstance(node, ScalarNode):
+            if not context.depth:
+                return node
             return ScalarNode(node.value, node.place, node.path, node.raw)
         if isinstance(node, ArrayNode):
-            return ArrayNode([self.resolve(item, context) for item in node.items], node.place)
+            items = [self.resolve(item, context) for item in node.items]
+            if not context.depth and all(map(operator.is_, items, node.items)):
+                return node
+            return ArrayNode(items, node.place)
         include = node.entry(INCLUDE_KEY)
         if include is None:
             return self._copy_object(node, node.entries, context)
@@ -240,7 +253,14 @@ class IncludeResolver:
     def _copy_object(
         self, node: ObjectNode, entries: list[Entry], context: _FileContext
     ) -> ObjectNode:
-        copied = [Entry(entry.key, self.resolve(entry.value, context)) for entry in entries]
+        values = [self.resolve(entry.value, context) for entry in entries]
+        if (
+            not context.depth
+            and entries is node.entries
+            and all(map(operator.is_, values, (entry.value for entry in entries)))
+        ):
+            return node
+        copied = [Entry(entry.key, value) for entry, value in zip(entries, values, strict=True)]
         return ObjectNode(copied, node.place)
 
     def _included_content(self, include: Entry, context: _FileContext) -> Node | None:
