@@ -8,9 +8,10 @@ import json
 import math
 import re
 import traceback
-from collections.abc import Callable, Collection, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
+from itertools import repeat
 from typing import Any, overload
 
 _MAX_SAFE = 2**53
@@ -345,6 +346,26 @@ def _fast_digest(value: Any) -> str | None:
         return _sha256(data).hexdigest()
     except (TypeError, UnicodeEncodeError, RecursionError):  # as in _fast_utf8
         return None
+
+
+def canonical_whole(value: Any) -> bytes | None:
+    """The canonical JSON's UTF-8 where the fast path renders it in one piece (exactly what
+    `digest` hashes for it: `args_hash_of` from it is `args_hash`), else None (the value needs
+    the slow path or pieces). The key of the engine's argument memo (engine/memo.py)."""
+    if _ORJSON_DUMPS is None:
+        return None
+    try:
+        size = _fast_size(value)
+        if size < 0 or size > _ORJSON_MAX_CHARS:
+            return None
+        return _ORJSON_DUMPS(value, option=_ORJSON_SORT_KEYS)
+    except (TypeError, UnicodeEncodeError, RecursionError):  # as in _fast_utf8
+        return None
+
+
+def args_hash_of(tool: str, canonical: bytes) -> str:
+    """`args_hash(tool, args)` from the canonical UTF-8 of `args` (`canonical_whole`)."""
+    return f"{tool}:{_sha256(canonical).hexdigest()}"
 
 
 def canonical_slow(value: Any) -> str:
@@ -685,8 +706,12 @@ class DigestBudget:
 
 # A dict entry's own memory (key and value slots, the value object) in characters' worth.
 DEFERRED_ENTRY_WEIGHT = 64
-# No single deferred value weighs more: a larger one is digested at once.
-DEFERRED_MAX_WEIGHT = 16_384
+# No single deferred value weighs more: a larger one is digested at once. The budget, not this,
+# bounds the memory held; this keeps a few values from taking all of replay's (an eighth of
+# it). Tool output of 16-128 K characters (a file read, a command's output) is common, and is
+# nearly never compared: digesting it at once cost a pass over the corpus 8 % of its
+# instructions (SHA-256 and orjson of ~1 MB) when this was 16,384.
+DEFERRED_MAX_WEIGHT = 131_072
 
 
 class DeferredDigest:
@@ -757,11 +782,22 @@ def hash_text(value: ResultHash | None) -> str | None:
     return value if value is None or type(value) is str else str(value)
 
 
-def _flat_weight(mapping: dict[Any, Any], weight: int = 0) -> int:
-    """`weight` plus the weight (`DigestBudget`) of a flat mapping (string keys, leaf values)
-    if it is one and weighs at most DEFERRED_MAX_WEIGHT in all, else -1."""
-    weight += DEFERRED_ENTRY_WEIGHT * len(mapping)
-    for key, item in mapping.items():
+def _tree_weight(mapping: dict[Any, Any], weight: int = 0) -> int:
+    """`weight` plus the weight (`DigestBudget`) of a mapping of plain JSON values (string
+    keys; strings, numbers, booleans, None, and lists and mappings of them, up to _SHALLOW
+    levels) if it is one and weighs at most DEFERRED_MAX_WEIGHT in all, else -1."""
+    weight = _container_weight(mapping, weight, 0)
+    return weight if weight <= DEFERRED_MAX_WEIGHT else -1
+
+
+def _container_weight(value: dict[Any, Any] | list[Any], weight: int, depth: int) -> int:
+    """`_tree_weight`'s walk: -1 as soon as the value is not plain or weighs too much."""
+    weight += DEFERRED_ENTRY_WEIGHT * len(value)
+    if type(value) is dict:
+        items: Iterable[tuple[Any, Any]] = value.items()
+    else:
+        items = zip(repeat(""), value)
+    for key, item in items:
         if type(key) is not str:
             return -1
         kind = type(item)
@@ -769,9 +805,13 @@ def _flat_weight(mapping: dict[Any, Any], weight: int = 0) -> int:
             weight += len(key) + len(item)
         elif kind is int or kind is bool or kind is float or item is None:
             weight += len(key)
+        elif (kind is dict or kind is list) and depth < _SHALLOW:
+            weight = _container_weight(item, weight + len(key), depth + 1)
+            if weight < 0 or weight > DEFERRED_MAX_WEIGHT:
+                return -1
         else:
             return -1
-    return weight if weight <= DEFERRED_MAX_WEIGHT else -1
+    return weight
 
 
 def _deferred(
@@ -823,9 +863,9 @@ def outcome_hash(
 ) -> tuple[ResultHash | None, str | None]:
     """(resultHash, unknownTool) of one outcome; resultHash None means nothing is recorded.
 
-    With `defer`, a flat shape (the generic one of a result with flat details, nearly every
-    result, and exec's and process's) that fits the budget comes as a DeferredDigest of it;
-    every other outcome (errors, sends, nested details) is digested now."""
+    With `defer`, a shape of plain JSON values (the generic one, nearly every result, and
+    exec's and process's; `_tree_weight`) that fits the budget comes as a DeferredDigest of
+    it; every other outcome (errors, sends, details holding other types) is digested now."""
     hash_of = legacy_digest if rules.legacy_json else digest
     if error is not None:
         message = error_message(error)
@@ -844,13 +884,13 @@ def outcome_hash(
     if tool == "exec" and isinstance(details.get("status"), str):
         shape = _exec_shape(details, text)
         if shape is not None:
-            if defer is not None:  # flat: the exit code is a number or None
-                return _deferred(hash_of, shape, _flat_weight(shape), defer), None
+            if defer is not None:
+                return _deferred(hash_of, shape, _tree_weight(shape), defer), None
             return hash_of(shape), None
     if tool == "process" and action in ("poll", "log"):
         shape = _process_shape(action, details, text)
-        if defer is not None:  # flat unless details held a container
-            return _deferred(hash_of, shape, _flat_weight(shape), defer), None
+        if defer is not None:
+            return _deferred(hash_of, shape, _tree_weight(shape), defer), None
         return hash_of(shape), None
     if rules.strip_sends and (
         # is_message_send(tool, args, send_tools), with the action read once
@@ -862,7 +902,7 @@ def outcome_hash(
         return hash_of(strip_volatile(details)), None
     shape = {"details": details, "text": text}
     if defer is not None:
-        weight = _flat_weight(details, len(text) + 2 * DEFERRED_ENTRY_WEIGHT)
+        weight = _tree_weight(details, len(text) + 2 * DEFERRED_ENTRY_WEIGHT)
         return _deferred(hash_of, shape, weight, defer), None
     return hash_of(shape), None
 

@@ -114,9 +114,18 @@ def replay_command(
     \b
     Without PATH, OpenClaw's state directory ($OPENCLAW_STATE_DIR, else ~/.openclaw) is read.
     """
-    gc.enable()  # replay runs long and holds many objects: it gets its collector back (main())
+    # Replay runs long and holds many objects: it gets its collector back (main() turned it
+    # off), after its modules are imported. What exists then (the imports' modules, classes and
+    # functions, ~2/3 of the objects of the start) is frozen first when main() turned it off:
+    # no collection during the run or on the way out scans it again (a sixteenth of a
+    # replay's start-up instructions). Called otherwise (a test's CliRunner), nothing is frozen.
+    collecting = gc.isenabled()
     from loopcfg.replay.command import CommandOptions, run_replay
     from loopcfg.replay.driver import ReplayOptions
+
+    if not collecting:
+        gc.freeze()
+    gc.enable()
 
     options = ReplayOptions(
         config=config,

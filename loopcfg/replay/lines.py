@@ -215,6 +215,8 @@ try:
     from orjson import loads as _orjson_loads
 except ImportError:  # a dependency, but a build without it must still replay (slower)
     _orjson_loads = _no_orjson
+# For a reader that inlines `quick_loads` (transcript.read_transcript).
+orjson_loads = _orjson_loads
 
 
 class _Unparsed:

@@ -501,21 +501,8 @@ class _Replayer:
         )
         return heapq.merge(kept, ended, key=_order)
 
-    def handle(self, event: Event) -> None:
-        self.result.readable += 1
-        # Calls and outcomes are nearly every event: one lookup, not a chain of isinstance
-        # (events are plain dataclasses, never subclassed).
-        kind = type(event)
-        if kind is Call:
-            self.call(cast(Call, event))
-        elif kind is Outcome:
-            outcome = cast(Outcome, event)
-            self.outcome(self.session(outcome.session), outcome, inline=False)
-        else:
-            self.handle_other(event)
-
     def handle_other(self, event: Event) -> None:
-        """Every event but a Call or an Outcome (`handle` takes those)."""
+        """Every event but a Call or an Outcome (`replay_events` hands those on itself)."""
         if isinstance(event, Batch):
             from loopcfg.replay.batches import replay_batch
 
@@ -759,13 +746,30 @@ def replay_events(
     (spool.py) when `sessions` can suspend and resume them; `live_sessions` None: no cap.
     """
     replayer = _Replayer(file, sessions, keep_args, sink, stats, live_sessions, live_records)
-    handle = replayer.handle
+    result = replayer.result
+    # Calls and outcomes are nearly every event: dispatched here by one type lookup, not a
+    # chain of isinstance (events are plain dataclasses, never subclassed), without a method
+    # call of their own.
+    call, outcome, session, other = (
+        replayer.call,
+        replayer.outcome,
+        replayer.session,
+        replayer.handle_other,
+    )
     for event in events:
-        if type(event) is Malformed:
-            replayer.malformed(event)
+        kind = type(event)
+        if kind is Malformed:
+            replayer.malformed(cast(Malformed, event))
             if strict:
-                replayer.result.stopped = True
+                result.stopped = True
                 break
             continue
-        handle(event)
+        result.readable += 1
+        if kind is Call:
+            call(cast(Call, event))
+        elif kind is Outcome:
+            found = cast(Outcome, event)
+            outcome(session(found.session), found, inline=False)
+        else:
+            other(event)
     return replayer.finish()

@@ -9,29 +9,21 @@ from __future__ import annotations
 
 import os
 import re
-import sqlite3
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from loopcfg.replay.lines import STDIN, decode, loads
-from loopcfg.replay.store import (
-    NotSQLite,
-    SessionRow,
-    StoreError,
-    archived_transcripts,
-    check_agent_schema,
-    holds_sessions,
-    list_sessions,
-    no_sessions_message,
-    open_store,
-    read_header,
-    read_meta,
-    required_tables_missing,
-    sqlite_problem,
-)
-from loopcfg.replay.store_read import DEFAULT_MAX_LINE_BYTES
-from loopcfg.replay.store_session import AgentFile, StoreSession
+from loopcfg.replay.driver import SQLITE_MAGIC
+from loopcfg.replay.lines import DEFAULT_MAX_LINE_BYTES, STDIN, decode, loads
+
+# The store modules (and sqlite3) load when a path is a store or may be one: replaying a folder
+# of transcripts needs none of them (a sixth of the replay process's start-up instructions).
+if TYPE_CHECKING:
+    import sqlite3
+
+    from loopcfg.replay.store import SessionRow
+    from loopcfg.replay.store_session import AgentFile, StoreSession
 
 STORE_NAME = "openclaw-agent.sqlite"
 STATE_DB = os.path.join("state", "openclaw.sqlite")
@@ -123,6 +115,11 @@ class _Expander:
             self.jsonl([path])
 
     def file(self, path: str) -> None:
+        if not path.endswith(".sqlite") and not _starts_like_sqlite(path):
+            self.jsonl([path])  # a transcript or trace (an unreadable one: the reader says so)
+            return
+        from loopcfg.replay.store import NotSQLite, read_header
+
         try:
             read_header(path)
         except NotSQLite as refusal:
@@ -179,6 +176,10 @@ class _Expander:
         return True
 
     def sqlite(self, path: str, name: str, *, named: bool, agent: str | None = None) -> None:
+        import sqlite3
+
+        from loopcfg.replay.store import NotSQLite, StoreError, open_store, sqlite_problem
+
         if not self.first_visit(path):
             return
         try:
@@ -201,6 +202,16 @@ class _Expander:
         named: bool,
         agent: str | None,
     ) -> None:
+        from loopcfg.replay.store import (
+            archived_transcripts,
+            check_agent_schema,
+            holds_sessions,
+            list_sessions,
+            no_sessions_message,
+            read_meta,
+            required_tables_missing,
+        )
+
         meta = read_meta(connection)
         if meta.role == "global":
             self.registry(connection, path, name)
@@ -235,6 +246,8 @@ class _Expander:
                 self.add_session(path, name, owner, row)
 
     def add_session(self, path: str, name: str, agent: str | None, row: SessionRow) -> None:
+        from loopcfg.replay.store_session import StoreSession
+
         if row.cold:
             self.result.notes.append(
                 f"{name}::{row.session_id}: note: the transcript is read from its cold archive"
@@ -245,6 +258,8 @@ class _Expander:
 
     def registry(self, connection: sqlite3.Connection, path: str, name: str) -> None:
         """The state database: every store its `agent_databases` table lists (10.1)."""
+        import sqlite3
+
         query = "SELECT agent_id, path FROM agent_databases ORDER BY agent_id, path"
         try:
             rows = connection.execute(query).fetchall()
@@ -282,7 +297,7 @@ class _Expander:
                     selector.matched = True
                 if not hits:
                     continue
-            self.result.inputs.append(file if agent is None else AgentFile(file, agent))
+            self.result.inputs.append(file if agent is None else _agent_file(file, agent))
 
     def wanted(self, name: str, row: SessionRow, rows: Sequence[SessionRow]) -> bool:
         applying = [s for s in self.selectors if s.applies(self.argument)]
@@ -294,6 +309,21 @@ class _Expander:
             if _row_matches(selector.text, row, rows):
                 selector.matched = wanted = True
         return wanted
+
+
+def _starts_like_sqlite(path: str) -> bool:
+    """The file starts with SQLite's magic bytes (False when it cannot be read)."""
+    try:
+        with open(path, "rb") as stream:
+            return stream.read(len(SQLITE_MAGIC)) == SQLITE_MAGIC
+    except OSError:
+        return False
+
+
+def _agent_file(file: str, agent: str) -> AgentFile:
+    from loopcfg.replay.store_session import AgentFile
+
+    return AgentFile(file, agent)
 
 
 def _state_home(db: str) -> str:

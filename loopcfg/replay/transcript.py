@@ -24,13 +24,14 @@ from loopcfg.replay.events import (
     SessionHeader,
 )
 from loopcfg.replay.lines import (
+    ORJSON_MAX_CHARS,
     UNPARSED,
     NumberedLines,
     decode,
     json_problem,
     loads,
     open_binary,
-    quick_loads,
+    orjson_loads,
 )
 
 GATEWAY_PROVIDER = "openclaw"
@@ -129,16 +130,35 @@ class _State:
 
 
 def read_transcript(
-    file: str, lines: NumberedLines, options: TranscriptOptions | None = None
+    file: str,
+    lines: NumberedLines,
+    options: TranscriptOptions | None = None,
+    *,
+    lean: bool = True,
 ) -> Iterator[Event]:
-    """Yield the events of one transcript in file order (or the active branch's entries)."""
+    """Yield the events of one transcript in file order (or the active branch's entries).
+
+    `lean` reads the two shapes that are nearly every line (a tool result, an assistant
+    message) in this loop, without the general path's calls per entry, whenever they need
+    nothing but themselves (`_lean_message`); every other line, and every line with
+    `--branch`/`--trajectory`, takes the general path (`_entry`). Both give the same events
+    (tests/replay/test_replay_readers.py holds them to it); False: the general path only."""
     options = options or TranscriptOptions()
     state = _State(file, options, session=options.session or Path(file).name)
     first = True
     out: list[Event] = []
     branch = options.branch
+    lean = lean and branch is None and not options.trajectory
+    # `quick_loads`, inlined: a call per line costs more than the test.
+    parse, quick_limit = orjson_loads, ORJSON_MAX_CHARS
     for number, raw in lines:
-        entry = quick_loads(raw)
+        if len(raw) <= quick_limit:
+            try:
+                entry = parse(raw)
+            except ValueError:
+                entry = UNPARSED
+        else:
+            entry = UNPARSED
         if entry is UNPARSED:
             entry = _careful(file, number, raw)
             if isinstance(entry, Malformed):
@@ -159,6 +179,48 @@ def read_transcript(
                     state.session = header_id
                 yield SessionHeader(file, number, state.session)
                 continue
+        if lean and entry.get("type") == "message":
+            message = entry.get("message")
+            # Agent work of the current run: no run to start, no compaction waiting to be
+            # told a retry, no private block naming a run (`_State.agent_work` does nothing
+            # but set the message's run then).
+            if (
+                type(message) is dict
+                and state.runs
+                and state.compaction_line is None
+                and "__openclaw" not in message
+            ):
+                role = message.get("role")
+                if role == "toolResult":
+                    state.message_run = state.run
+                    yield _tool_result(state, number, message)
+                    continue
+                if role == "assistant" and message.get("provider") != GATEWAY_PROVIDER:
+                    state.message_run = run = state.run
+                    content = message.get("content")
+                    if type(content) is not list:
+                        continue
+                    batch = entry.get("id")
+                    if type(batch) is not str:
+                        batch = None
+                    pending, session = state.pending, state.session
+                    for block in content:  # `_tool_calls`
+                        if type(block) is not dict or block.get("type") != "toolCall":
+                            continue
+                        tool = block.get("name")
+                        if type(tool) is not str:
+                            continue
+                        call_id = block.get("id")
+                        if type(call_id) is not str:
+                            call_id = None
+                        call = Call(
+                            file, number, session, run, tool, block.get("arguments", {}),
+                            call_id, None, batch,
+                        )  # fmt: skip
+                        if call_id is not None:
+                            pending[call_id] = call
+                        yield call
+                    continue
         if branch is not None and not _on_branch(entry, branch):
             continue
         _entry(state, number, entry, out)

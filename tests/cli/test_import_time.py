@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import weakref
 from pathlib import Path
 
 import pytest
@@ -152,6 +153,11 @@ def test_value_classes_are_frozen_slotted_dataclasses() -> None:
         assert "__slots__" in vars(cls), cls
 
 
+class _Cyclic:
+    def __init__(self) -> None:
+        self.itself = self
+
+
 def test_collector_off_for_short_commands_and_back_on_for_replay(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
@@ -173,8 +179,13 @@ def test_collector_off_for_short_commands_and_back_on_for_replay(
         monkeypatch.setattr(sys, "argv", ["loopcfg", "replay", str(trace), "--jobs", "1"])
         with pytest.raises(SystemExit):
             main()
+        # Replay runs with its collector, as any program; what existed once its modules were
+        # imported is frozen (no collection scans it again), what it makes after is collected.
         assert gc.isenabled()
-        assert gc.get_freeze_count() == 0  # replay runs with its collector, as any program
+        assert gc.get_freeze_count() > 0
+        watched = weakref.ref(_Cyclic())  # in a reference cycle, made after the freeze
+        gc.collect()
+        assert watched() is None
     finally:
         gc.unfreeze()
         gc.enable()

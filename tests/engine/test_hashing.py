@@ -656,20 +656,31 @@ def test_a_deferred_outcome_hash_is_the_outcome_hash(text: str, details: dict[st
     assert budget.left == 1 << 20
 
 
-def test_only_small_flat_shapes_are_deferred() -> None:
+def test_only_small_plain_shapes_are_deferred() -> None:
     def deferred(tool: str, result: Any, budget: int = 1 << 20) -> bool:
         shape, _ = hashing.outcome_hash(tool, {}, result, defer=hashing.DigestBudget(budget))
         assert shape == hashing.outcome_hash(tool, {}, result)[0]
         return isinstance(shape, hashing.DeferredDigest)
 
     assert deferred("read", _text_result("x", {"n": 1, "s": "y"}))
-    assert not deferred("read", _text_result("x", {"nested": {"n": 1}}))
+    assert deferred("read", _text_result("x", {"nested": {"n": [1, None, {"s": "y"}]}}))
+    assert not deferred("read", _text_result("x", {"nested": {"n": (1,)}}))  # not JSON's
+    assert not deferred("read", _text_result("x", {"nested": {1: "y"}}))
+    deep: Any = "leaf"
+    for _ in range(hashing._SHALLOW + 1):
+        deep = [deep]
+    assert not deferred("read", _text_result("x", {"deep": deep}))
+    assert not deferred("read", _text_result("x", {"n": {"s": "x" * hashing.DEFERRED_MAX_WEIGHT}}))
+    assert not deferred("read", _text_result("x", {"n": [[0] * hashing.DEFERRED_MAX_WEIGHT]}))
     assert not deferred("read", _text_result("x" * hashing.DEFERRED_MAX_WEIGHT))
     assert not deferred("read", _text_result("x"), budget=100)  # the budget is spent
     assert deferred("exec", {"details": {"status": "completed", "aggregated": "ok"}})
-    assert not deferred("exec", {"details": {"status": "completed", "aggregated": "x" * 20000}})
+    assert not deferred(
+        "exec",
+        {"details": {"status": "completed", "aggregated": "x" * hashing.DEFERRED_MAX_WEIGHT}},
+    )
     assert not deferred("sessions_send", _text_result("x", {"n": 1}))
-    assert not deferred("read", {"content": [], "details": {"n": [1]}})
+    assert deferred("read", {"content": [], "details": {"n": [1]}})
     assert not deferred("read", "a plain string result")
     assert not deferred("read", None)
 

@@ -4,6 +4,8 @@ between."""
 
 from __future__ import annotations
 
+import marshal
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -11,8 +13,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from loopcfg import LoopDetector
-from loopcfg.engine.memo import MEMO_SIZE, HashMemo, json_shaped
-from loopcfg.hashing import args_hash
+from loopcfg.engine.memo import MEMO_MAX_BYTES, MEMO_SIZE, HashMemo, json_shaped
+from loopcfg.hashing import (
+    args_hash,
+    args_hash_of,
+    canonical_slow,
+    canonical_whole,
+    legacy_args_hash,
+)
 
 from .test_hashing import values
 
@@ -45,8 +53,11 @@ def test_args_memo_is_keyed_by_value_and_bounded() -> None:
     session.record_call("read", args)
     assert next(iter(session.history)).args_hash == args_hash("read", {"path": "/b"})
     for i in range(3 * MEMO_SIZE):
-        session.args_hash("read", {"i": i})
-    assert len(session.memo._args) <= MEMO_SIZE
+        session.args_hash("read", {"i": i})  # keyed by their canonical text
+        session.args_hash("read", {"f": i + 0.5})  # floats: keyed by their marshal bytes
+    by_text = session.memo._by_text
+    assert by_text is not None and 0 < len(by_text) <= MEMO_SIZE
+    assert 0 < len(session.memo._args) <= MEMO_SIZE
 
 
 def test_memo_never_answers_for_a_value_whose_text_is_not_its_marshal_bytes() -> None:
@@ -124,9 +135,61 @@ def test_arguments_are_walked_for_their_shape_only_when_they_repeat(
 
     monkeypatch.setattr(memo_module, "json_shaped", counting)
     memo = HashMemo()
+    # A float keeps a value off the canonical-text key (engine/memo.py): keyed by marshal.
     for i in range(3):
-        assert memo.args_hash("t", {"i": i}) == args_hash("t", {"i": i})
+        assert memo.args_hash("t", {"i": i, "f": 0.5}) == args_hash("t", {"i": i, "f": 0.5})
     assert walked == []  # unique arguments: hashed, never walked
     for _ in range(3):
-        assert memo.args_hash("t", {"i": 1}) == args_hash("t", {"i": 1})
-    assert walked == [{"i": 1}]  # the first repeat walks it; later ones answer from the memo
+        assert memo.args_hash("t", {"i": 1, "f": 0.5}) == args_hash("t", {"i": 1, "f": 0.5})
+    assert walked == [{"i": 1, "f": 0.5}]  # the first repeat walks it; later ones answer
+    assert memo._by_text == {}
+
+
+def test_plain_arguments_are_keyed_by_their_canonical_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the shared hash, a plain JSON value's memo key is its canonical UTF-8 (what its
+    SHA-256 is taken of): no marshal, and equal texts are equal hashes whatever the objects."""
+    from loopcfg.engine import memo as memo_module
+
+    hashed: list[bytes] = []
+
+    def counting(tool: str, canonical: bytes) -> str:
+        hashed.append(canonical)
+        return args_hash_of(tool, canonical)
+
+    marshalled: list[Any] = []
+
+    def marshal_dumps(value: Any) -> bytes:
+        marshalled.append(value)
+        return marshal.dumps(value)
+
+    monkeypatch.setattr(memo_module, "args_hash_of", counting)
+    monkeypatch.setattr(memo_module, "marshal", SimpleNamespace(dumps=marshal_dumps))
+    memo = HashMemo()
+    for args in ({"b": 1, "a": "x"}, {"a": "x", "b": 1}, {"a": "x", "b": 1}):
+        assert memo.args_hash("read", args) == args_hash("read", args)
+    assert memo.args_hash("exec", {"a": "x", "b": 1}) == args_hash("exec", {"a": "x", "b": 1})
+    assert hashed == [b'{"a":"x","b":1}', b'{"a":"x","b":1}']  # once per tool
+    assert memo._args == {}
+    big = {"text": "x" * MEMO_MAX_BYTES}
+    assert memo.args_hash("write", big) == memo.args_hash("write", big) == args_hash("write", big)
+    assert len(hashed) == 4  # past MEMO_MAX_BYTES: hashed each time, never remembered
+    assert marshalled == []
+
+
+def test_a_generation_with_its_own_hash_keys_by_marshal_bytes() -> None:
+    """E5.4 hashes with its private stringify: its memo never keys by the shared canonical
+    text (the same bytes would be another hash there)."""
+    memo = HashMemo(legacy_args_hash)
+    assert memo._by_text is None
+    for _ in range(2):
+        assert memo.args_hash("t", {"a": 1}) == legacy_args_hash("t", {"a": 1})
+    assert len(memo._args) == 1
+
+
+@given(values)
+def test_canonical_whole_is_what_digest_hashes(value: Any) -> None:
+    """Where `canonical_whole` gives bytes, `args_hash_of` of them is `args_hash` exactly."""
+    text = canonical_whole(value)
+    if text is not None:
+        assert args_hash_of("t", text) == args_hash("t", value)
+        assert text.decode("utf-8") == canonical_slow(value)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import example, given
@@ -334,3 +335,121 @@ def test_an_integer_reads_the_same_whatever_the_lines_length(number: int) -> Non
     short = loads(json.dumps({"n": number}))["n"]
     long = loads(json.dumps({"n": number, "pad": "x" * ORJSON_MAX_CHARS}))["n"]
     assert (type(short), short) == (type(long), long)
+
+
+# -- the lean path of the transcript reader against its general path -------------------------
+
+_NOTE = (
+    "[System note: Tool-loop warning after 3 repeated calls. Change your approach or stop if you "
+    "are not making progress.]"
+)
+_small_json = st.recursive(
+    st.none() | st.booleans() | st.integers(-2, 2) | st.sampled_from(["", "a", " r "]),
+    lambda inner: (
+        st.lists(inner, max_size=2) | st.dictionaries(st.text(max_size=3), inner, max_size=2)
+    ),
+    max_leaves=5,
+)
+_lean_blocks = st.fixed_dictionaries(
+    {"type": st.sampled_from(["toolCall", "toolCall", "text", None])},
+    optional={"id": st.sampled_from(["a", "b", "c", 3]),
+              "name": st.sampled_from(["read", "exec", 1]), "arguments": _small_json,
+              "text": st.sampled_from(["ok", _NOTE, 2])},
+)  # fmt: skip
+_lean_messages = st.fixed_dictionaries(
+    {"role": st.sampled_from(["toolResult", "toolResult", "assistant", "assistant", "user",
+                              "bashExecution", 5])},
+    optional={"content": st.lists(_lean_blocks, max_size=3) | _small_json,
+              "toolCallId": st.sampled_from(["a", "b", "c", None, 7]),
+              "toolName": st.sampled_from(["read", None]),
+              "isError": st.sampled_from([True, False, None, 1]),
+              "details": st.sampled_from([{"status": "blocked", "deniedReason": "tool-loop"}, {}])
+              | _small_json,
+              "provider": st.sampled_from(["openclaw", "anthropic"]),
+              "__openclaw": st.sampled_from([{"runId": "r1"}, {"runId": " r2 "}, {}, None, 3]),
+              "openclawAbort": st.sampled_from([{"runId": "r3"}, None])},
+)  # fmt: skip
+_lean_entries = st.fixed_dictionaries(
+    {"type": st.sampled_from(["message"] * 6 + ["compaction", "reset", "custom", "label", None])},
+    optional={"message": _lean_messages | _small_json, "id": st.sampled_from(["e1", "e2", 4]),
+              "customType": st.sampled_from(["openclaw:prompt-error", "x"]),
+              "data": st.sampled_from([{"runId": "r4"}, None])},
+)  # fmt: skip
+
+
+# The common shapes, well formed, so that runs, compactions and calls meet their results often.
+_ids = st.sampled_from(["a", "b", "c"])
+_plain_call = st.builds(
+    lambda call_id, tool, args, entry_id, run: {
+        "type": "message", "id": entry_id,
+        "message": {"role": "assistant", "content": [
+            {"type": "text", "text": "x"},
+            {"type": "toolCall", "id": call_id, "name": tool, "arguments": args}],
+            **({"__openclaw": {"runId": run}} if run else {})},
+    },
+    _ids, st.sampled_from(["read", "exec"]), _small_json, st.sampled_from(["e1", "e2", 4]),
+    st.sampled_from([None, None, None, "r1"]),
+)  # fmt: skip
+_plain_result = st.builds(
+    lambda call_id, text, error, details: {
+        "type": "message",
+        "message": {"role": "toolResult", "toolCallId": call_id, "toolName": "read",
+                    "content": [{"type": "text", "text": text}], "isError": error,
+                    **({"details": details} if details is not None else {})},
+    },
+    _ids, st.sampled_from(["ok", _NOTE]), st.booleans(),
+    st.sampled_from([None, {}, {"status": "blocked", "deniedReason": "tool-loop"}]),
+)  # fmt: skip
+_plain_other = st.sampled_from(
+    [{"type": "message", "message": {"role": "user", "content": "go"}}, {"type": "compaction"},
+     {"type": "reset"}, {"type": "custom", "customType": "openclaw:prompt-error",
+                         "data": {"runId": "r2"}},
+     {"type": "message", "message": {"role": "assistant", "provider": "openclaw",
+                                     "openclawAbort": {"runId": "r3"}}}]
+)  # fmt: skip
+_transcript_lines = st.one_of(_plain_call, _plain_result, _plain_other, _lean_entries, _small_json)
+
+
+def _read_both(text: str, options: TranscriptOptions) -> tuple[list[Any], list[Any]]:
+    lean = list(read_transcript("f.jsonl", iter(lines_of(text)), options))
+    general = list(read_transcript("f.jsonl", iter(lines_of(text)), options, lean=False))
+    return lean, general
+
+
+def _outcome_sources(events: list[Any]) -> list[int | None]:
+    """For each outcome, the position of the call whose very arguments object it carries (the
+    runner records a result through its call's handle only for that object)."""
+    calls = [event for event in events if isinstance(event, Call)]
+    return [
+        next((index for index, call in enumerate(calls) if call.args is event.args), None)
+        for event in events
+        if isinstance(event, Outcome)
+    ]
+
+
+@given(
+    st.lists(_transcript_lines, max_size=16),
+    st.booleans(),
+    st.booleans(),
+    st.sampled_from(["", "\n", "not json\n", '{"type": "session", "id": "s2"}\n']),
+)
+def test_the_lean_reader_gives_the_general_readers_events(
+    entries: list[Any], header: bool, run_scope: bool, extra: str
+) -> None:
+    """`read_transcript` reads tool results and assistant messages of the current run in its
+    own loop (`lean`); every event, in order, is the general path's, and each outcome carries
+    the same call's very arguments object."""
+    first = [{"type": "session", "version": 3, "id": "s"}] if header else []
+    text = jsonl(*first, *entries[:8]) + extra + jsonl(*entries[8:])
+    lean, general = _read_both(text, TranscriptOptions(run_scope=run_scope))
+    assert lean == general
+    assert _outcome_sources(lean) == _outcome_sources(general)
+
+
+def test_the_lean_reader_gives_the_general_readers_events_on_the_corpus(corpus: Path) -> None:
+    for path in sorted(corpus.glob("*.jsonl")):
+        text = path.read_text(encoding="utf-8")
+        lean, general = _read_both(text, TranscriptOptions())
+        assert lean == general, path.name
+        assert _outcome_sources(lean) == _outcome_sources(general), path.name
+        assert sum(isinstance(event, Call) for event in lean) > 0
