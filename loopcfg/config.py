@@ -126,7 +126,7 @@ def load_config(
         loaded.diagnostics.append(_root_not_object(root, display))
         return loaded
     if root is not document.root:
-        _set_moved_paths(root, document.root)
+        _set_moved_paths(root)
     root, missing = substitute_config(root, os.environ if env is None else env, display)
     loaded.diagnostics.extend(missing)
     loaded.root = root
@@ -202,51 +202,35 @@ def _root_not_object(root: Node, file: str) -> Diagnostic:
     )
 
 
-def _set_moved_paths(root: ObjectNode, top: Node) -> None:
+def _set_moved_paths(root: ObjectNode) -> None:
     """Give the nodes that resolving the includes made their paths in the merged tree.
 
     The top-level file's values that resolving kept (`IncludeResolver.resolve`) already have
-    theirs, unless an include's array came before theirs (`deep_merge` concatenates arrays):
-    such a value is copied, never renumbered, since it is the parsed document's own. The
-    objects and arrays that hold one are new, as are their entries, so they take the copy."""
-    own = _identities(top)
+    theirs, all the way down, unless an include's array came before theirs (`deep_merge`
+    concatenates arrays): such a value is copied, never renumbered, since it is the parsed
+    document's own. What resolving made has the path `()`, which only the root has in a
+    parsed document, so that a kept value is told from a made one without a walk over the
+    whole file (the language server loads after every edit)."""
     stack: list[tuple[Node, DocPath]] = [(root, ())]
     while stack:
         node, where = stack.pop()
         node.path = where
         if isinstance(node, ObjectNode):
             for entry in node.entries:
-                place = (*where, entry.key.name)
-                entry.value = _placed_child(entry.value, place, own, stack)
+                entry.value = _placed_child(entry.value, (*where, entry.key.name), stack)
         elif isinstance(node, ArrayNode):
             items = node.items
             for index, item in enumerate(items):
-                items[index] = _placed_child(item, (*where, index), own, stack)
+                items[index] = _placed_child(item, (*where, index), stack)
 
 
-def _placed_child(
-    child: Node, place: DocPath, own: set[int], stack: list[tuple[Node, DocPath]]
-) -> Node:
-    if id(child) in own:
-        if child.path == place:
-            return child  # kept where it was parsed: its paths are right
-        child = _copy_tree(child)
+def _placed_child(child: Node, place: DocPath, stack: list[tuple[Node, DocPath]]) -> Node:
+    if child.path == place:
+        return child  # kept where it was parsed: its paths are right
+    if child.path:
+        child = _copy_tree(child)  # the file's own, moved: copied, never renumbered
     stack.append((child, place))
     return child
-
-
-def _identities(top: Node) -> set[int]:
-    """The ids of every node of the tree `top` (held alive by it while they are compared)."""
-    seen: set[int] = set()
-    stack = [top]
-    while stack:
-        node = stack.pop()
-        seen.add(id(node))
-        if isinstance(node, ObjectNode):
-            stack.extend(entry.value for entry in node.entries)
-        elif isinstance(node, ArrayNode):
-            stack.extend(node.items)
-    return seen
 
 
 def _copy_tree(node: Node) -> Node:
@@ -255,7 +239,7 @@ def _copy_tree(node: Node) -> Node:
         return ObjectNode([Entry(e.key, _copy_tree(e.value)) for e in node.entries], node.place)
     if isinstance(node, ArrayNode):
         return ArrayNode([_copy_tree(item) for item in node.items], node.place)
-    return ScalarNode(node.value, node.place, node.path, node.raw)
+    return ScalarNode(node.value, node.place, (), node.raw)
 
 
 def set_paths(node: Node, path: DocPath = ()) -> None:

@@ -21,6 +21,7 @@ from loopcfg.source.nodes import (
     ScalarNode,
     Span,
     format_path,
+    holds_dollar,
 )
 
 # Compiled on first use: most configs hold no `$` and are read without --env-file.
@@ -80,13 +81,13 @@ def substitute_config(
         return _substituted(node, env, file, found)
 
     def roster(node: Node) -> Node:
-        if not isinstance(node, ArrayNode):
+        if not isinstance(node, ArrayNode) or not holds_dollar(node):
             return node
         items = [block(_with_child(item, "id", tree)) for item in node.items]
         return _with_items(node, items)
 
     def keyed(node: Node) -> Node:  # 2026.8.1+: agents.entries.<id>.tools.loopDetection
-        if not isinstance(node, ObjectNode):
+        if not isinstance(node, ObjectNode) or not holds_dollar(node):
             return node
         return _with_values(node, [block(entry.value) for entry in node.entries])
 
@@ -101,6 +102,8 @@ def substitute_config(
 def _substituted(node: Node, env: Mapping[str, str], file: str, out: list[Diagnostic]) -> Node:
     """`node` with every string below it substituted (children in reverse order, as the
     findings have always been listed). Nesting is bounded by the parser (MAX_DEPTH)."""
+    if not holds_dollar(node):
+        return node
     if isinstance(node, ObjectNode):
         values = [_substituted(entry.value, env, file, out) for entry in reversed(node.entries)]
         return _with_values(node, values[::-1])
@@ -117,8 +120,9 @@ def _substituted(node: Node, env: Mapping[str, str], file: str, out: list[Diagno
 
 
 def _with_child(node: Node, name: str, change: Callable[[Node], Node]) -> Node:
-    """`node` with its winning `name` entry's value changed, copied only if it changes."""
-    if not isinstance(node, ObjectNode):
+    """`node` with its winning `name` entry's value changed, copied only if it changes
+    (`change` substitutes, so where no string holds a "$" there is nothing to change)."""
+    if not isinstance(node, ObjectNode) or not holds_dollar(node):
         return node
     entry = node.entry(name)
     if entry is None:

@@ -20,7 +20,16 @@ from pathlib import Path
 from typing import NamedTuple
 
 from loopcfg.diagnostics import Diagnostic, Related
-from loopcfg.source.nodes import ArrayNode, Document, Entry, Node, ObjectNode, ScalarNode, Span
+from loopcfg.source.nodes import (
+    ArrayNode,
+    Document,
+    Entry,
+    Node,
+    ObjectNode,
+    ScalarNode,
+    Span,
+    holds_dollar,
+)
 
 INCLUDE_KEY = "$include"
 MAX_INCLUDE_DEPTH = 10  # the top-level file is depth 0
@@ -215,10 +224,12 @@ class IncludeResolver:
         """
         if context.depth:
             self._spend()
+        elif not holds_dollar(node):
+            return node  # no `$include` below: the file's own value, as parsed
         if isinstance(node, ScalarNode):
             if not context.depth:
                 return node
-            return ScalarNode(node.value, node.place, node.path, node.raw)
+            return ScalarNode(node.value, node.place, (), node.raw)  # its path is set when placed
         if isinstance(node, ArrayNode):
             items = [self.resolve(item, context) for item in node.items]
             if not context.depth and all(map(operator.is_, items, node.items)):

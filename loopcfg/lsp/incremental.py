@@ -534,9 +534,10 @@ def _keep_untouched(
         kept.add(id(member))
     if isinstance(new, ObjectNode):
         new.entries = news  # type: ignore[assignment]
-        new.invalidate_index()
+        new.entries_changed()
     else:
         new.items = news  # type: ignore[assignment]
+        new.items_changed()
     return kept
 
 

@@ -239,18 +239,24 @@ class ScalarNode(_Located):
 
 
 class ArrayNode(_Located):
-    __slots__ = ("items", "path")
+    __slots__ = ("_dollar", "items", "path")
     __match_args__ = ("items", "span", "path")
     items: list[Node]
     path: DocPath
+    _dollar: bool | None  # `holds_dollar`, once asked
 
     def __init__(self, items: list[Node], span: Span | Place | None, path: DocPath = ()) -> None:
         self.items = items
         self._span = span
         self.path = path
+        self._dollar = None
 
     def __repr__(self) -> str:
         return _repr(self, self.__match_args__)
+
+    def items_changed(self) -> None:
+        """Call after mutating `items`: forgets what was read from them."""
+        self._dollar = None
 
 
 class Entry:
@@ -269,11 +275,12 @@ class Entry:
 class ObjectNode(_Located):
     """An object with its entries in source order, duplicates included (the last one wins)."""
 
-    __slots__ = ("_index", "entries", "path")
+    __slots__ = ("_dollar", "_index", "entries", "path")
     __match_args__ = ("entries", "span", "path", "_index")
     entries: list[Entry]
     path: DocPath
     _index: dict[str, Entry] | None
+    _dollar: bool | None  # `holds_dollar`, once asked
 
     def __init__(
         self,
@@ -286,6 +293,7 @@ class ObjectNode(_Located):
         self._span = span
         self.path = path
         self._index = _index
+        self._dollar = None
 
     def __repr__(self) -> str:
         return _repr(self, ("entries", "span", "path"))
@@ -327,12 +335,37 @@ class ObjectNode(_Located):
             seen[entry.key.name] = entry
         return pairs
 
-    def invalidate_index(self) -> None:
-        """Call after mutating `entries` (the include resolver does)."""
+    def entries_changed(self) -> None:
+        """Call after mutating `entries`: forgets what was read from them."""
         self._index = None
+        self._dollar = None
 
 
 Node: TypeAlias = ScalarNode | ArrayNode | ObjectNode
+
+
+def holds_dollar(node: Node) -> bool:
+    """Whether a key or string anywhere in `node` contains "$" once decoded: where none does,
+    there is no `$include` to resolve and no `${VAR}` to substitute.
+
+    Kept on each object and array once asked: the language server's incremental parse hands
+    every check the same node objects for the values an edit did not touch, so after an edit
+    only the containers around it are looked at again (the parsed tree is not changed once
+    loaded; what changes a container's members calls `entries_changed`/`items_changed`).
+    Nesting is bounded by the parser (MAX_DEPTH)."""
+    if type(node) is ScalarNode:
+        value = node.value
+        return isinstance(value, str) and "$" in value
+    assert isinstance(node, (ObjectNode, ArrayNode))
+    known = node._dollar
+    if known is None:
+        if isinstance(node, ObjectNode):
+            entries = node.entries
+            known = any("$" in entry.key.name or holds_dollar(entry.value) for entry in entries)
+        else:
+            known = any(map(holds_dollar, node.items))
+        node._dollar = known
+    return known
 
 
 @dataclass(frozen=True, slots=True)
