@@ -8,6 +8,7 @@ session is `store_read`; which stores and sessions a command line names is `stor
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import sqlite3
@@ -26,6 +27,8 @@ KNOWN_SCHEMA = 23
 FIRST_SQLITE_SESSIONS_SCHEMA = 4
 BUSY_TIMEOUT_S = 5.0  # OpenClaw's own OPENCLAW_SQLITE_BUSY_TIMEOUT_MS
 COPY_ATTEMPTS = 3
+# Errors of writing the private copy: its temporary folder is full or cannot take the file.
+_WRITING_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS})
 
 # SQLite primary result codes (extended codes keep them in the low byte).
 SQLITE_PERM, SQLITE_BUSY, SQLITE_LOCKED, SQLITE_READONLY = 3, 5, 6, 8
@@ -141,8 +144,10 @@ def _needs_fallback(error: sqlite3.Error) -> bool:
 def _read_only_fallback(
     path: str, name: str, connector: Connect, first: sqlite3.Error
 ) -> OpenStore:
-    wal = Path(path + "-wal")
-    wal_bytes = wal.stat().st_size if wal.exists() else 0
+    try:
+        wal_bytes = os.stat(path + "-wal").st_size
+    except OSError:  # none, or gone since SQLite looked: nothing of it to read
+        wal_bytes = 0
     try:
         if wal_bytes == 0:
             note = (
@@ -150,11 +155,11 @@ def _read_only_fallback(
                 "(complete: no WAL content)"
             )
             return OpenStore(connector(Path(path), True), [note])
-        copied = _private_copy(path)
+        copied, why = _private_copy(path)
         if copied is not None:
             return _open_copy(copied, name, connector)
         note = (
-            f"{name}: warning: no consistent private copy could be made; rows still in the WAL "
+            f"{name}: warning: no private copy could be made ({why}); rows still in the WAL "
             f"({wal_bytes} bytes) are not visible"
         )
         return OpenStore(connector(Path(path), True), [note])
@@ -183,23 +188,44 @@ def _signature(path: str) -> tuple[int, int] | None:
     return stat.st_size, stat.st_mtime_ns
 
 
-def _private_copy(path: str) -> str | None:
+def _private_copy(path: str) -> tuple[str | None, str]:
     """A 0700 temporary directory holding the store and its `-wal` (never `-shm`), copied
-    while neither changed; None when no consistent copy could be made."""
+    while neither changed; else None and why not, in words for the user's warning (a full
+    or unwritable temporary folder is theirs to fix, so it is named)."""
     sources = (path, path + "-wal")
     for _ in range(COPY_ATTEMPTS):
         before = [_signature(source) for source in sources]
-        scratch = tempfile.mkdtemp(prefix="loopcfg-store-")
+        try:
+            scratch = tempfile.mkdtemp(prefix="loopcfg-store-")
+        except OSError as error:
+            return None, _temporary_problem(_temporary_folder(), error)
         try:
             shutil.copyfile(sources[0], os.path.join(scratch, "store.sqlite"))
             shutil.copyfile(sources[1], os.path.join(scratch, "store.sqlite-wal"))
-        except OSError:
+        except OSError as error:
             shutil.rmtree(scratch, ignore_errors=True)
-            return None
+            # shutil names the source in a failed write too (ENOSPC): tell them by the errno
+            if error.errno not in _WRITING_ERRNOS and error.filename in sources:
+                return None, f"cannot read {error.filename}: {error.strerror or error}"
+            return None, _temporary_problem(os.path.dirname(scratch), error)
         if None not in before and [_signature(source) for source in sources] == before:
-            return scratch
+            return scratch, ""
         shutil.rmtree(scratch, ignore_errors=True)
-    return None
+    return None, f"the store changed while it was copied, {COPY_ATTEMPTS} times"
+
+
+def _temporary_folder() -> str:
+    try:
+        return tempfile.gettempdir()
+    except OSError:  # none usable: tempfile tried $TMPDIR, /tmp, /var/tmp, /usr/tmp, the cwd
+        return os.environ.get("TMPDIR") or "/tmp"
+
+
+def _temporary_problem(folder: str, error: OSError) -> str:
+    return (
+        f"in the temporary folder {folder}: {error.strerror or error}; set TMPDIR to a folder "
+        "with room"
+    )
 
 
 # -- what a store is ------------------------------------------------------------------------

@@ -3,6 +3,7 @@ locked, foreign or newer databases are refused with exit 2, other inputs go on."
 
 from __future__ import annotations
 
+import errno
 import json
 import shutil
 import sqlite3
@@ -343,3 +344,66 @@ def test_store_copy_helper_never_touches_the_corpus(stores: Path) -> None:
     result = invoke(str(stores.parent / "again"), "--list")
     assert result.exit_code == 0
     assert store_path(stores, "native-two-runs").is_file()
+
+
+def _copy_failing(error: OSError) -> object:
+    def copyfile(source: str, target: str) -> str:
+        raise error
+
+    return copyfile
+
+
+def test_why_no_private_copy_could_be_made(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The reason reaches the warning (test_store_readonly.py: a real full tmpfs): a full
+    temporary folder is named with what to do, an unreadable source is named, and a store
+    that kept changing says so. shutil names the source in a failed write too."""
+    store = tmp_path / "s.sqlite"
+    store.write_bytes(b"x")
+    (tmp_path / "s.sqlite-wal").write_bytes(b"y")
+    monkeypatch.setattr(store_module.tempfile, "tempdir", str(tmp_path))
+    full = OSError(errno.ENOSPC, "No space left on device", str(store))
+    monkeypatch.setattr(store_module.shutil, "copyfile", _copy_failing(full))
+    assert store_module._private_copy(str(store)) == (
+        None,
+        f"in the temporary folder {tmp_path}: No space left on device; set TMPDIR to a "
+        "folder with room",
+    )
+    unreadable = OSError(errno.EACCES, "Permission denied", str(store) + "-wal")
+    monkeypatch.setattr(store_module.shutil, "copyfile", _copy_failing(unreadable))
+    assert store_module._private_copy(str(store)) == (
+        None,
+        f"cannot read {store}-wal: Permission denied",
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.sqlite", "s.sqlite-wal"]
+
+    def no_folder(prefix: str) -> str:
+        raise OSError(errno.EROFS, "Read-only file system")
+
+    monkeypatch.setattr(store_module.tempfile, "mkdtemp", no_folder)
+    assert store_module._private_copy(str(store))[1] == (
+        f"in the temporary folder {tmp_path}: Read-only file system; set TMPDIR to a folder "
+        "with room"
+    )
+
+
+def test_a_store_that_keeps_changing_is_not_copied(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = tmp_path / "s.sqlite"
+    store.write_bytes(b"x")
+    (tmp_path / "s.sqlite-wal").write_bytes(b"y")
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setattr(store_module.tempfile, "tempdir", str(scratch))
+    copy = shutil.copyfile
+
+    def copy_while_a_writer_appends(source: str, target: str) -> str:
+        with open(source, "ab") as writer:
+            writer.write(b"z")
+        return copy(source, target)
+
+    monkeypatch.setattr(store_module.shutil, "copyfile", copy_while_a_writer_appends)
+    copied, why = store_module._private_copy(str(store))
+    assert copied is None
+    assert why == f"the store changed while it was copied, {store_module.COPY_ATTEMPTS} times"
+    assert list(scratch.iterdir()) == []

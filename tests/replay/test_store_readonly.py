@@ -63,7 +63,7 @@ def readonly_dir() -> Iterator[Path]:
         shutil.rmtree(folder)
 
 
-def read_as_nobody(folder: Path) -> dict[str, Any]:
+def read_as_nobody(folder: Path, tmpdir: Path | None = None) -> dict[str, Any]:
     for path in folder.iterdir():
         path.chmod(0o644)
     folder.chmod(0o555)
@@ -82,7 +82,12 @@ def read_as_nobody(folder: Path) -> dict[str, Any]:
         ],
         capture_output=True,
         text=True,
-        env={"PYTHONPATH": str(REPO), "HOME": "/nonexistent", "PATH": "/usr/bin:/bin"},
+        env={
+            "PYTHONPATH": str(REPO),
+            "HOME": "/nonexistent",
+            "PATH": "/usr/bin:/bin",
+            **({} if tmpdir is None else {"TMPDIR": str(tmpdir)}),
+        },
         timeout=60,
         check=False,
     )
@@ -135,3 +140,40 @@ def test_wal_and_shm_present_open_normally(stores: Path, readonly_dir: Path) -> 
     assert found["rows"] == 37
     assert found["first"] == '{"changed":1}'
     assert found["notes"] == []
+
+
+@pytest.fixture
+def full_tmpdir() -> Iterator[Path]:
+    """A 64 KiB tmpfs, half full: room for tempfile's probe, none for a copy of the store."""
+    folder = Path(tempfile.mkdtemp(prefix="loopcfg-full-"))
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=64k,mode=1777", "tmpfs", str(folder)],
+        capture_output=True,
+        check=False,
+    )
+    if mounted.returncode != 0:
+        folder.rmdir()
+        pytest.skip("cannot mount a tmpfs here")
+    try:
+        (folder / "fill").write_bytes(bytes(32 * 1024))
+        yield folder
+    finally:
+        subprocess.run(["umount", "-l", str(folder)], check=False)
+        folder.rmdir()
+
+
+def test_a_full_temporary_folder_is_named_in_the_warning(
+    stores: Path, readonly_dir: Path, full_tmpdir: Path
+) -> None:
+    change_in_wal(store_path(stores, "native-two-runs"), readonly_dir, with_shm=False)
+    found = read_as_nobody(readonly_dir, tmpdir=full_tmpdir)
+    assert found["rows"] == 37
+    assert found["first"] != '{"changed":1}'  # the row in the WAL could not be read
+    [note] = found["notes"]
+    wal_bytes = (readonly_dir / "openclaw-agent.sqlite-wal").stat().st_size
+    assert note == (
+        "store: warning: no private copy could be made (in the temporary folder "
+        f"{full_tmpdir}: No space left on device; set TMPDIR to a folder with room); rows "
+        f"still in the WAL ({wal_bytes} bytes) are not visible"
+    )
+    assert sorted(p.name for p in full_tmpdir.iterdir()) == ["fill"]  # nothing left behind
