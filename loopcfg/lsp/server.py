@@ -60,6 +60,9 @@ class LoopcfgServer(LanguageServer):
         self.own_process = own_process  # the process is the server's: it may tune its GC
         self.checked: dict[str, analysis.Checked] = {}  # top config (real path) -> its check
         self.published: dict[str, set[str]] = {}  # top config -> files it published for
+        # Top configs whose last check raised: their entry in `checked` still says which files
+        # they include, but its results are for a text that is gone (`check_failed`).
+        self.failed: set[str] = set()
         self.parses = ParseCache()  # used by the check thread only
         self.dirty: dict[str, None] = {}  # files changed since the checks running or done
         self.draining: asyncio.Task[None] | None = None
@@ -101,8 +104,9 @@ class LoopcfgServer(LanguageServer):
             for top in tops:
                 try:
                     await self.check_top(top)
-                except Exception:  # one broken check must not stop checking for the session
+                except Exception as error:  # one broken check must not stop the session
                     _LOG.exception("checking %s failed", top)
+                    self.check_failed(top, error)
 
     async def settled(self) -> None:
         """Return when no check is running or waiting."""
@@ -114,7 +118,7 @@ class LoopcfgServer(LanguageServer):
         if not os.path.exists(top) and top not in buffers:
             return
         loop = asyncio.get_running_loop()
-        previous = self.checked.get(top)
+        previous = None if top in self.failed else self.checked.get(top)
         with pausing():  # the collection the check calls for comes after its diagnostics
             checked = await loop.run_in_executor(
                 self.checker, analysis.check, top, buffers, self.openclaw, self.parses, previous
@@ -137,6 +141,7 @@ class LoopcfgServer(LanguageServer):
 
     def record(self, top: str, checked: analysis.Checked) -> None:
         self.checked[top] = checked
+        self.failed.discard(top)
         # An open file that this config includes is checked in its context from now on.
         for real in checked.files:
             if real != top and real in self.checked:
@@ -149,9 +154,29 @@ class LoopcfgServer(LanguageServer):
             self.publish(real, found, checked)
         self.published[top] = set(grouped)
 
+    def check_failed(self, top: str, error: Exception) -> None:
+        """After a check that raised (a loopcfg bug, logged): the last good check no longer
+        matches the text, so hover, completion and code actions stop reading it, the next
+        check starts afresh, and the editor shows one error instead of findings for a text
+        that is gone. Its entry stays in `checked`, which routes the edits of the files it
+        includes to it."""
+        self.failed.add(top)
+        for real in self.published.pop(top, set()) - {top}:
+            self.publish_items(real, [])
+        failure = types.Diagnostic(
+            range=types.Range(start=_position(0, 0), end=_position(0, 0)),
+            message=f"loopcfg could not check this file: an internal error "
+            f"({type(error).__name__}: {error}; please report it); the next edit checks it again",
+            severity=types.DiagnosticSeverity.Error,
+            source="loopcfg",
+        )
+        self.publish_items(top, [failure])
+
     def publish(self, real: str, found: list[Diagnostic], checked: analysis.Checked) -> None:
         lines = self.lines_of(real, checked)
-        items = [self.to_lsp(d, lines) for d in found]
+        self.publish_items(real, [self.to_lsp(d, lines) for d in found])
+
+    def publish_items(self, real: str, items: list[types.Diagnostic]) -> None:
         self.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(uri=from_fs_path(real) or real, diagnostics=items)
         )
@@ -195,7 +220,7 @@ class LoopcfgServer(LanguageServer):
     def checked_for(self, real: str) -> analysis.Checked | None:
         for top in self.tops_for(real):
             if top in self.checked:
-                return self.checked[top]
+                return None if top in self.failed else self.checked[top]
         return None
 
 
@@ -238,6 +263,9 @@ def build_server(openclaw: str | None = None, *, own_process: bool = False) -> L
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: LoopcfgServer, params: types.DidCloseTextDocumentParams) -> None:
         real = _path(params.text_document.uri)
+        if real in ls.failed and not ls.included_elsewhere(real):
+            ls.failed.discard(real)
+            ls.publish_items(real, [])  # the failure's error goes with the file
         if real in ls.checked and not ls.included_elsewhere(real):
             for file in ls.published.pop(real, set()):
                 ls.publish(file, [], ls.checked[real])

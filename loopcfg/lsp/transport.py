@@ -78,10 +78,12 @@ class _OneLine(logging.Formatter):
 
 
 def quiet_pygls_log() -> None:
-    """pygls' warnings and errors on stderr, one line each (its default: with tracebacks)."""
+    """pygls' and the server's own warnings and errors on stderr, one line each (Python's
+    default: with tracebacks)."""
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(_OneLine())
-    log = logging.getLogger("pygls")
-    log.handlers[:] = [handler]
-    log.setLevel(logging.WARNING)
-    log.propagate = False
+    for name in ("pygls", "loopcfg"):
+        log = logging.getLogger(name)
+        log.handlers[:] = [handler]
+        log.setLevel(logging.WARNING)
+        log.propagate = False

@@ -13,6 +13,8 @@ import pytest
 
 pytest.importorskip("pygls")
 
+from lsprotocol import types
+
 from loopcfg.lsp import analysis
 from loopcfg.lsp.server import build_server
 
@@ -120,5 +122,63 @@ def test_the_validators_are_made_once_after_the_first_check(
         server.checker.shutdown(wait=True)
         assert prepared == [real]  # once, for the first check
         assert validate._validator.cache_info().currsize == 1  # made without an invalid text
+
+    asyncio.run(main())
+
+
+def test_a_check_that_raises_leaves_no_stale_results(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Any
+) -> None:
+    """A check that raises (a loopcfg bug) is logged; hover, completion and code actions then
+    read no check (the last good one is for a text that is gone), the editor shows one error
+    in place of the old findings, and the next edit is checked afresh."""
+    top = tmp_path / "openclaw.json5"
+    top.write_text("{ tools: { loopDetection: { historySize: 'x' } } }\n", encoding="utf-8")
+    real = str(top.resolve())
+    plain_check = analysis.check
+    previous_given: list[object] = []
+
+    def sometimes_raising(*args: Any) -> Any:
+        previous_given.append(args[4])
+        if "historySize: 7" in args[1][real]:
+            raise RuntimeError("a bug")
+        return plain_check(*args)
+
+    monkeypatch.setattr(analysis, "check", sometimes_raising)
+
+    async def main() -> None:
+        server = build_server()
+        texts = {real: top.read_text(encoding="utf-8")}
+        server.buffers = lambda: dict(texts)  # type: ignore[method-assign]
+        published: list[tuple[str, list[str]]] = []
+
+        def capture(params: Any) -> None:
+            published.append((params.uri, [d.message for d in params.diagnostics]))
+
+        server.text_document_publish_diagnostics = capture  # type: ignore[method-assign]
+        no_client = types.Range(
+            start=types.Position(line=0, character=0), end=types.Position(line=0, character=0)
+        )
+        server.range_of = lambda span, lines: no_client  # type: ignore[method-assign]
+        server.schedule(real)
+        await server.settled()
+        first = server.checked_for(real)
+        assert first is not None and "LC002" in {d.code for d in first.diagnostics}
+        texts[real] = texts[real].replace("'x'", "7")
+        server.schedule(real)
+        await server.settled()
+        assert server.checked_for(real) is None  # nothing read from the gone text
+        uri, messages = published[-1]
+        assert uri.endswith("openclaw.json5") and len(messages) == 1
+        assert messages[0].startswith("loopcfg could not check this file: an internal error")
+        texts[real] = texts[real].replace("historySize: 7", "historySize: 8")
+        server.schedule(real)
+        await server.settled()
+        assert previous_given[-1] is None  # afresh: no memo of the last good check
+        again = server.checked_for(real)
+        assert again is not None and "LC002" not in {d.code for d in again.diagnostics}
+        assert published[-1][0] == uri and not any(
+            message.startswith("loopcfg could not check") for message in published[-1][1]
+        )
 
     asyncio.run(main())

@@ -64,7 +64,8 @@ class Session:
         return sorted(str(d.code) for d in self.diagnostics.get(uri, []))
 
 
-async def _start(folder: Path) -> Session:
+async def _start(folder: Path, *command: str) -> Session:
+    """The server started as `command` (default: `python -m loopcfg lsp`), initialised."""
     client = LanguageClient("loopcfg-tests", "1")
     session = Session(client)
 
@@ -73,7 +74,8 @@ async def _start(folder: Path) -> Session:
         session.diagnostics[params.uri] = list(params.diagnostics)
         session.changed.set()
 
-    await client.start_io(sys.executable, "-m", "loopcfg", "lsp", cwd=str(folder))
+    command = command or (sys.executable, "-m", "loopcfg", "lsp")
+    await client.start_io(*command, cwd=str(folder))
     await client.initialize_async(
         types.InitializeParams(
             capabilities=types.ClientCapabilities(),
@@ -281,3 +283,56 @@ def test_a_ranged_edit_after_a_form_feed_lands_where_the_editor_made_it(tmp_path
         await session.until(lambda: session.codes(config) == [])
 
     _run(test, tmp_path)
+
+
+# `loopcfg lsp` whose check raises for a text holding BROKEN: a bug as a user would meet it.
+_BROKEN_SERVER = """
+import runpy, sys
+from loopcfg.lsp import analysis
+plain = analysis.check
+def check(top, buffers, *rest):
+    if any("BROKEN" in text for text in buffers.values()):
+        raise RuntimeError("a planted bug")
+    return plain(top, buffers, *rest)
+analysis.check = check
+sys.argv = ["loopcfg", "lsp"]
+runpy.run_module("loopcfg", run_name="__main__")
+"""
+
+
+def test_a_check_that_raises_is_one_error_and_one_line_on_stderr(folder: Path) -> None:
+    config = folder / "openclaw.json5"
+
+    async def main() -> None:
+        session = await _start(folder, sys.executable, "-c", _BROKEN_SERVER)
+        try:
+            uri = _open(session, config)
+            await session.until(lambda: session.codes(config) == ["LC003"])
+            # a line above everything: what the last good check had on line 6 is on line 7
+            _replace_all(session, uri, "// BROKEN\n" + CONFIG, 2)
+            await session.until(lambda: session.codes(config) == ["None"])
+            [failure] = session.diagnostics[uri]
+            assert failure.severity == types.DiagnosticSeverity.Error
+            assert failure.message == (
+                "loopcfg could not check this file: an internal error (RuntimeError: a planted "
+                "bug; please report it); the next edit checks it again"
+            )
+            document = types.TextDocumentIdentifier(uri=uri)
+            on_line_6 = types.HoverParams(text_document=document, position=_at(5, 8))
+            hover = await session.client.text_document_hover_async(on_line_6)
+            assert hover is None  # nothing read from the check of a text that is gone
+            _replace_all(session, uri, CONFIG, 3)
+            await session.until(lambda: session.codes(config) == ["LC003"])
+            hover = await session.client.text_document_hover_async(on_line_6)
+            assert hover is not None and "enabled" in str(hover.contents)
+        finally:
+            await _stop(session)
+        server = session.client._server
+        assert server is not None and server.stderr is not None
+        stderr = (await server.stderr.read()).decode()
+        assert stderr == (
+            f"loopcfg lsp: error: checking {config.resolve()} failed: RuntimeError: a planted bug\n"
+        )
+        assert server.returncode == 0
+
+    asyncio.run(main())
