@@ -165,7 +165,7 @@ def _read_env_bytes(name: str) -> bytes:
     `<(...)` still works), a directory refused, at most MAX_ENV_FILE_BYTES."""
     import stat
 
-    from loopcfg.source.files import open_nonblocking, read_limited
+    from loopcfg.files import open_nonblocking, read_limited
 
     try:
         fd = open_nonblocking(name)

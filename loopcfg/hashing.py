@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import json
 import math
@@ -10,7 +9,6 @@ import re
 import traceback
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from decimal import Decimal
 from itertools import repeat
 from typing import Any, overload
 
@@ -35,6 +33,10 @@ def js_number(value: float) -> str:
     if value == 0:
         return "0"
     sign = "-" if value < 0 else ""
+    # Imported here: floats are rare in arguments and results, and `decimal` costs every
+    # replay's start more than this import costs a float.
+    from decimal import Decimal
+
     _, digit_tuple, exponent = Decimal(repr(abs(value))).as_tuple()
     digits = "".join(map(str, digit_tuple)).rstrip("0") or "0"
     assert isinstance(exponent, int)
@@ -124,6 +126,8 @@ def _leaf(value: Any) -> str | None:
     if isinstance(value, str):
         return _quote(value)
     if isinstance(value, bytes | bytearray | memoryview):
+        import base64  # bytes are not JSON: only a host's own values hold them
+
         data = base64.b64encode(bytes(value)).decode("ascii")
         return f'{{"data":{_quote(data)},"type":"Uint8Array"}}'
     if isinstance(value, Mapping | list | tuple):

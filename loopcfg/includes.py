@@ -120,7 +120,7 @@ class _Opened:
         self.fd = -1
 
     def __enter__(self) -> _Opened:
-        from loopcfg.source.files import open_nonblocking
+        from loopcfg.files import open_nonblocking
 
         try:
             self.fd = open_nonblocking(self.target)
@@ -151,7 +151,7 @@ class _Opened:
     def real(self, named: Path) -> Path:
         """Where the opened file is. From /proc/self/fd where there is one; elsewhere the name
         resolved before opening, accepted only when it is still the same file (device, inode)."""
-        from loopcfg.source.files import opened_path
+        from loopcfg.files import opened_path
 
         found = opened_path(self.fd)
         if found is not None:
@@ -169,7 +169,7 @@ class _Opened:
         return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
 
     def read(self) -> bytes:
-        from loopcfg.source.files import read_limited
+        from loopcfg.files import read_limited
 
         try:
             data = read_limited(self.fd, MAX_INCLUDE_BYTES + 1)

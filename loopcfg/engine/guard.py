@@ -12,6 +12,8 @@ guard_log = logging.getLogger("loopcfg.guard")
 
 @dataclass(slots=True)
 class Guard:
+    """A run's post-compaction guard: the attempts left in its window and what they saw."""
+
     window_size: int
     remaining: int = 0
     # How often each (tool, argsHash, resultHash) was seen in the current window.

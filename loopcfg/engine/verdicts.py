@@ -10,6 +10,8 @@ Level = Literal["none", "warning", "critical"]
 
 @dataclass(frozen=True, slots=True)
 class Verdict:
+    """What the engine says of one call (04 §4.6); `NO_VERDICT` for nearly every call."""
+
     level: Level = "none"
     detector: str | None = None
     count: int = 0

@@ -23,6 +23,8 @@ FailOn = Literal["warning", "critical", "abort"]
 
 @dataclass(frozen=True, slots=True)
 class CommandOptions:
+    """The replay command's options as parsed, for `run_replay`."""
+
     paths: tuple[str, ...]
     options: ReplayOptions
     agents: tuple[str, ...] = ()

@@ -12,9 +12,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from loopcfg.files import DEFAULT_MAX_BYTES
 from loopcfg.keys import SETTINGS
 from loopcfg.settings import EffectiveSettings, settings_from_block
-from loopcfg.source import DEFAULT_MAX_BYTES
 
 if TYPE_CHECKING:
     from loopcfg.diagnostics import Diagnostic

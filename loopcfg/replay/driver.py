@@ -16,6 +16,7 @@ from typing import Any
 from loopcfg.engine import LoopDetector, blocked_result
 from loopcfg.engine.generations import Generation, generation
 from loopcfg.engine.session import Session
+from loopcfg.files import DEFAULT_MAX_BYTES
 from loopcfg.hashing import DigestBudget
 from loopcfg.replay.batches import group_batches
 from loopcfg.replay.configs import ConfigTable, defaults_table, load_table
@@ -46,7 +47,6 @@ from loopcfg.replay.transcript import (
     trajectory_run_ids,
 )
 from loopcfg.settings import EffectiveSettings
-from loopcfg.source import DEFAULT_MAX_BYTES
 
 
 @dataclass(frozen=True, slots=True)

@@ -37,11 +37,11 @@ def open_binary(path: str) -> Iterator[BinaryIO]:
 
 def _open_stream(path: str) -> BinaryIO:
     """Opened non-blocking (a FIFO with no writer reads as empty instead of hanging, see
-    loopcfg/source/files.py); a device is refused: /dev/zero is one endless line."""
+    loopcfg/files.py); a device is refused: /dev/zero is one endless line."""
     import os
     import stat
 
-    from loopcfg.source.files import open_nonblocking
+    from loopcfg.files import open_nonblocking
 
     try:
         fd = open_nonblocking(path)

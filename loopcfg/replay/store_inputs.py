@@ -67,6 +67,8 @@ class SelectionError(Exception):
 
 @dataclass(slots=True)
 class Selector:
+    """One `--session` or `PATH::SESSION` selection, and where it matched."""
+
     text: str
     # The argument it was pasted onto (`PATH::SESSION`); None for `--session` (every input).
     argument: int | None
@@ -91,6 +93,8 @@ def is_state_dir(path: Path) -> bool:
 
 @dataclass(slots=True)
 class _Expander:
+    """Turns the PATH arguments into inputs (`Expansion`), one argument at a time."""
+
     glob: str
     include_bak: bool
     allow_newer: bool

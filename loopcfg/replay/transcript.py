@@ -61,6 +61,8 @@ class TranscriptOptions:
 
 @dataclass(slots=True)
 class _State:
+    """What the transcript reader keeps between lines: runs, pending calls, run ids."""
+
     file: str
     options: TranscriptOptions
     session: str

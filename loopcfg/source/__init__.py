@@ -18,8 +18,8 @@ from typing import BinaryIO
 
 from loopcfg.collector import paused
 from loopcfg.diagnostics import Diagnostic
+from loopcfg.files import DEFAULT_MAX_BYTES, open_nonblocking, read_limited
 from loopcfg.source.errors import SourceError, read_error, syntax_error
-from loopcfg.source.files import open_nonblocking, read_limited
 from loopcfg.source.nodes import Document, Format, Span, split_lines
 
 __all__ = [
@@ -34,7 +34,6 @@ __all__ = [
     "unsaved_texts",
 ]
 
-DEFAULT_MAX_BYTES = 2 * 1024 * 1024
 _FORMATS: tuple[Format, ...] = ("json5", "json", "yaml")
 
 
@@ -158,7 +157,7 @@ def _too_large(message: str, file: str) -> SourceError:
 
 def _read_file(path: str, max_bytes: int) -> bytes:
     """The file's bytes, up to `max_bytes`: opened once, non-blocking (a FIFO with no writer
-    is empty, not a hang), checked on the descriptor, read in chunks (see source/files.py)."""
+    is empty, not a hang), checked on the descriptor, read in chunks (see loopcfg/files.py)."""
     try:
         fd = open_nonblocking(path)
         try:

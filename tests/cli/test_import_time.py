@@ -153,6 +153,20 @@ def test_value_classes_are_frozen_slotted_dataclasses() -> None:
         assert "__slots__" in vars(cls), cls
 
 
+def test_replay_of_transcripts_imports_neither_the_parser_nor_the_stores(tmp_path: Path) -> None:
+    """A replay without --config reads its files through `loopcfg.files`, never through the
+    config parser's package (`loopcfg.source`), and opens no store; `decimal` and `base64`
+    wait for the first float or bytes to hash (docs/performance.md)."""
+    data = REPO / "tests" / "replay" / "data"
+    modules = loaded_modules(tmp_path, "replay", str(data / "v1.jsonl"), "--jobs", "1")
+    assert "loopcfg.replay.transcript" in modules  # the probe saw the real work
+    assert "loopcfg.files" in modules
+    for package in ("loopcfg.source", "loopcfg.diagnostics", "sqlite3", "loopcfg.replay.store"):
+        assert not present(modules, package), package
+    assert not present(modules, "decimal")
+    assert not present(modules, "base64")
+
+
 class _Cyclic:
     def __init__(self) -> None:
         self.itself = self

@@ -232,7 +232,7 @@ def test_include_swapped_to_an_outside_link_after_the_check_is_refused(
 ) -> None:
     """The link is swapped exactly between the check of the name and the open: the check on
     the opened descriptor must see the outside file (before the fix, its text was read)."""
-    import loopcfg.source.files as files
+    import loopcfg.files as files
 
     config_dir, outside = tmp_path / "config", tmp_path / "secret.json5"
     config_dir.mkdir()

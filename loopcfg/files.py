@@ -13,9 +13,12 @@ from __future__ import annotations
 import os
 from typing import BinaryIO
 
-__all__ = ["CHUNK", "open_nonblocking", "opened_path", "read_limited"]
+__all__ = ["CHUNK", "DEFAULT_MAX_BYTES", "open_nonblocking", "opened_path", "read_limited"]
 
 CHUNK = 1 << 16
+# The size limit of a config file (`--max-bytes`), here rather than in `loopcfg.source` so that
+# replay reads it without importing the parser.
+DEFAULT_MAX_BYTES = 2 * 1024 * 1024
 
 
 def open_nonblocking(path: str | os.PathLike[str], *, follow: bool = True) -> int:
