@@ -15,6 +15,8 @@ from typing import Any, NoReturn, TypeVar
 
 import click
 
+from loopcfg.files import DEFAULT_MAX_BYTES
+
 EXIT_USAGE = 2
 
 
@@ -100,7 +102,7 @@ class _OneLineError(click.ClickException):
 
 
 _F = TypeVar("_F", bound=Callable[..., Any])
-MAX_BYTES = 2 * 1024 * 1024  # loopcfg.source.DEFAULT_MAX_BYTES, without importing it here
+MAX_BYTES = DEFAULT_MAX_BYTES  # the default of --max-bytes
 # The largest --max-bytes: the parsed tree takes about 40 times the text, so 64 MiB is already
 # gigabytes of memory; beyond it (2^62 and up) the read buffer itself cannot be allocated.
 MAX_BYTES_LIMIT = 64 * 1024 * 1024

@@ -20,7 +20,8 @@ from typing import IO, BinaryIO
 from loopcfg.collector import paused
 from loopcfg.diagnostics import Diagnostic
 from loopcfg.envvars import substitute_config
-from loopcfg.includes import DEFAULT_MAX_BYTES, IncludeResolver, describe_value
+from loopcfg.files import DEFAULT_MAX_BYTES
+from loopcfg.includes import IncludeResolver, describe_value
 from loopcfg.source.nodes import (
     ArrayNode,
     DocPath,

@@ -33,7 +33,6 @@ from loopcfg.source.nodes import (
 
 INCLUDE_KEY = "$include"
 MAX_INCLUDE_DEPTH = 10  # the top-level file is depth 0
-DEFAULT_MAX_BYTES = 2 * 1024 * 1024
 MAX_INCLUDE_BYTES = 2 * 1024 * 1024  # OpenClaw's fixed limit for included files
 # Values copied out of included files, in all, per top-level config. An include is copied
 # wherever it stands, so 12 small files that each include the next ten times would make 10^11
