@@ -82,7 +82,15 @@ class ParseCache:
         elif old is not None and format != "yaml":
             kept = self.line_starts.get(key)
             starts = kept[1] if kept is not None and kept[0] is old.text else None
-            patched = _reparse(old, text, starts)
+            try:
+                patched = _reparse(old, text, starts)
+            except BaseException:
+                # A re-parse moves the old document's lines and renumbers its items in place
+                # before it is done: one stopped half-way (a bug, an interrupt) leaves it
+                # unusable, so the next text of the file is parsed afresh.
+                self.documents.pop(key, None)
+                self.line_starts.pop(key, None)
+                raise
             if patched is not None and _worn(patched[0], patched[1]):
                 patched = None  # its line table has grown: start a new one
             if patched is not None:

@@ -32,7 +32,7 @@ from loopcfg.diagnostics import Diagnostic
 from loopcfg.lsp import analysis
 from loopcfg.lsp.incremental import ParseCache
 from loopcfg.lsp.positions import EditorLinesWorkspace, LineMap
-from loopcfg.lsp.transport import BoundedInput, quiet_pygls_log
+from loopcfg.lsp.transport import BoundedInput, quiet_pygls_log, raised_at
 from loopcfg.source import format_for
 from loopcfg.source.nodes import Span
 
@@ -146,6 +146,7 @@ class LoopcfgServer(LanguageServer):
         for real in checked.files:
             if real != top and real in self.checked:
                 self.checked.pop(real, None)
+                self.failed.discard(real)
         grouped = analysis.diagnostics_by_file(checked)
         old = self.published.get(top, set())
         for real in old - set(grouped):
@@ -160,13 +161,20 @@ class LoopcfgServer(LanguageServer):
         check starts afresh, and the editor shows one error instead of findings for a text
         that is gone. Its entry stays in `checked`, which routes the edits of the files it
         includes to it."""
-        self.failed.add(top)
+        self.parses = ParseCache()  # no check runs now: the next one parses everything again
         for real in self.published.pop(top, set()) - {top}:
             self.publish_items(real, [])
+        last = self.checked.get(top)
+        if top not in self.buffers() and (last is None or not self.still_open(top, last)):
+            self.checked.pop(top, None)  # closed while checked: nothing to show or route
+            return
+        self.failed.add(top)
+        where = raised_at(error)
         failure = types.Diagnostic(
             range=types.Range(start=_position(0, 0), end=_position(0, 0)),
             message=f"loopcfg could not check this file: an internal error "
-            f"({type(error).__name__}: {error}; please report it); the next edit checks it again",
+            f"({type(error).__name__}: {error}{f', at {where}' if where else ''}; please report "
+            "it); the next edit checks it again",
             severity=types.DiagnosticSeverity.Error,
             source="loopcfg",
         )

@@ -13,8 +13,10 @@ of pygls' log records is one line.
 from __future__ import annotations
 
 import logging
+import os
 import re
 import sys
+import traceback
 from typing import BinaryIO
 
 # A config is at most 2 MiB by default (validate's --max-bytes); a message carries it once,
@@ -73,8 +75,27 @@ class _OneLine(logging.Formatter):
         text = f"loopcfg lsp: {record.levelname.lower()}: {message}"
         if record.exc_info and record.exc_info[1] is not None:
             error = record.exc_info[1]
-            text += f": {type(error).__name__}: {error}"
+            where = raised_at(error)
+            text += f": {type(error).__name__}: {error}" + (f" (at {where})" if where else "")
         return " ".join(text.split())  # one line, whatever the message holds
+
+
+# loopcfg's own files, named from `loopcfg/` on in a report.
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def raised_at(error: BaseException) -> str | None:
+    """`file:line` of the innermost of loopcfg's own frames that `error` passed (where it was
+    raised, or where loopcfg called what raised it): the one line a bug report needs in
+    place of the traceback. None when it passed none (a client's malformed message)."""
+    ours = [
+        frame
+        for frame in traceback.extract_tb(error.__traceback__)
+        if frame.filename.startswith(_PACKAGE + os.sep)
+    ]
+    if not ours:
+        return None
+    return f"{os.path.relpath(ours[-1].filename, os.path.dirname(_PACKAGE))}:{ours[-1].lineno}"
 
 
 def quiet_pygls_log() -> None:

@@ -182,3 +182,34 @@ def test_a_check_that_raises_leaves_no_stale_results(
         )
 
     asyncio.run(main())
+
+
+def test_a_check_that_raises_after_its_file_was_closed_leaves_nothing(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Any
+) -> None:
+    top = tmp_path / "openclaw.json5"
+    top.write_text("{ tools: { loopDetection: { historySize: 30 } } }\n", encoding="utf-8")
+    real = str(top.resolve())
+    started, release = threading.Event(), threading.Event()
+
+    def held_raising(*args: Any) -> Any:
+        started.set()
+        release.wait(60)  # the user closes the file while this check runs
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(analysis, "check", held_raising)
+
+    async def main() -> None:
+        server = build_server()
+        texts = {real: top.read_text(encoding="utf-8")}
+        server.buffers = lambda: dict(texts)  # type: ignore[method-assign]
+        published: list[str] = []
+        server.publish_items = lambda file, items: published.append(file)  # type: ignore[method-assign]
+        server.schedule(real)
+        await asyncio.get_running_loop().run_in_executor(None, started.wait, 60)
+        del texts[real]  # didClose
+        release.set()
+        await server.settled()
+        assert published == [] and real not in server.checked and real not in server.failed
+
+    asyncio.run(main())

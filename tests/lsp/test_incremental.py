@@ -452,3 +452,30 @@ def test_an_agent_put_between_two_renumbers_those_after_in_place() -> None:
     three = CONFIG[:main] + '      { id: "first" },\n' + CONFIG[main:]
     old, patched = _reparsed(three, CONFIG[main : CONFIG.index("\n", main) + 1], "")
     assert _at(patched.root, ("agents", "list", 2)).path == ("agents", "list", 2)
+
+
+def test_a_reparse_that_raised_half_way_is_not_parsed_from_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A re-parse renumbers the old document's items and moves its lines in place before it
+    is done; if it raises then (a bug), the cache must not patch that document again: the
+    next text is parsed afresh, equal to a fresh parse (it was not, before)."""
+    from loopcfg.lsp import incremental
+
+    cache = ParseCache()
+    cache.parse(CONFIG, "c.json5", "json5")
+    line = '      { id: "new", tools: { loopDetection: { warningThreshold: 7 } } },\n'
+    pasted = CONFIG.replace("      { id: 'ops'", line + "      { id: 'ops'", 1)
+    assert pasted != CONFIG
+    settle = incremental._settle
+
+    def raising_once(*args: object, **kwargs: object) -> object:
+        monkeypatch.setattr(incremental, "_settle", settle)
+        raise RuntimeError("a planted bug")
+
+    monkeypatch.setattr(incremental, "_settle", raising_once)
+    with pytest.raises(RuntimeError):
+        cache.parse(pasted, "c.json5", "json5")
+    typed = pasted.replace("warningThreshold: 7", "warningThreshold: 8", 1)
+    for text in (pasted, typed):
+        assert _same_document(cache.parse(text, "c.json5", "json5"), fresh_parse(text, "c.json5"))

@@ -162,3 +162,24 @@ def test_a_traceback_pygls_writes_into_its_message_is_cut_to_its_last_line(
         "loopcfg lsp: error: Unable to deserialize message: TypeError: "
     )
     assert all(line.startswith("loopcfg lsp: ") for line in stderr.splitlines())
+
+
+def test_raised_at_names_the_innermost_of_loopcfgs_own_frames() -> None:
+    """The one line of a bug report: where loopcfg raised, or where it called what raised;
+    nothing for an error that never passed through loopcfg (pygls reading a bad message)."""
+    import json
+
+    from loopcfg.lsp import transport
+    from loopcfg.source import nodes
+
+    try:
+        nodes.from_python({"a": object()})  # raises inside loopcfg
+    except Exception as error:
+        own = transport.raised_at(error)
+    assert own.startswith("loopcfg/source/nodes.py:")
+    try:
+        json.loads("{")  # raised in the standard library, called from here (not loopcfg)
+    except ValueError as error:
+        outside = transport.raised_at(error)
+    assert outside is None  # no frame of loopcfg's: a client's message, not a bug of ours
+    assert transport.raised_at(RuntimeError("never raised")) is None
