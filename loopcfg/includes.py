@@ -188,6 +188,21 @@ class IncludeError(Exception):
         self.related = related
 
 
+def _nesting(root: Node) -> int:
+    """How many objects and arrays deep `root` goes (0 for a scalar), without recursion."""
+    deepest = 0
+    stack: list[tuple[Node, int]] = [(root, 0)]
+    while stack:
+        node, above = stack.pop()
+        if isinstance(node, ObjectNode):
+            deepest = max(deepest, above + 1)
+            stack.extend((entry.value, above + 1) for entry in node.entries)
+        elif isinstance(node, ArrayNode):
+            deepest = max(deepest, above + 1)
+            stack.extend((item, above + 1) for item in node.items)
+    return deepest
+
+
 class IncludeResolver:
     """Resolves every `$include` under one top-level file; records documents and diagnostics."""
 
@@ -208,11 +223,12 @@ class IncludeResolver:
         self.copied = 0  # nodes copied out of included files, against MAX_INCLUDED_NODES
         self.loads = 0  # includes resolved, against MAX_INCLUDE_LOADS
         self.exhausted = False
+        self.nesting: dict[int, int] = {}  # by id of a parsed document (kept in `parsed`)
 
     def resolve_top(self, root: Node) -> Node:
-        return self.resolve(root, self.top)
+        return self.resolve(root, self.top, 0)
 
-    def resolve(self, node: Node, context: _FileContext) -> Node:
+    def resolve(self, node: Node, context: _FileContext, level: int) -> Node:
         """`node` with every `$include` below it replaced.
 
         The content of an included file is always copied: one file may be included at several
@@ -230,18 +246,18 @@ class IncludeResolver:
                 return node
             return ScalarNode(node.value, node.place, (), node.raw)  # its path is set when placed
         if isinstance(node, ArrayNode):
-            items = [self.resolve(item, context) for item in node.items]
+            items = [self.resolve(item, context, level + 1) for item in node.items]
             if not context.depth and all(map(operator.is_, items, node.items)):
                 return node
             return ArrayNode(items, node.place)
         include = node.entry(INCLUDE_KEY)
         if include is None:
-            return self._copy_object(node, node.entries, context)
-        included = self._included_content(include, context)
+            return self._copy_object(node, node.entries, context, level)
+        included = self._included_content(include, context, level)
         siblings = [entry for entry in node.entries if entry.key.name != INCLUDE_KEY]
         if not siblings:
             return included if included is not None else ObjectNode([], node.place)
-        rest = self._copy_object(node, siblings, context)
+        rest = self._copy_object(node, siblings, context, level)
         if included is None:
             return rest
         if not isinstance(included, ObjectNode):
@@ -261,9 +277,9 @@ class IncludeResolver:
             raise _BudgetSpent
 
     def _copy_object(
-        self, node: ObjectNode, entries: list[Entry], context: _FileContext
+        self, node: ObjectNode, entries: list[Entry], context: _FileContext, level: int
     ) -> ObjectNode:
-        values = [self.resolve(entry.value, context) for entry in entries]
+        values = [self.resolve(entry.value, context, level + 1) for entry in entries]
         if (
             not context.depth
             and entries is node.entries
@@ -273,11 +289,11 @@ class IncludeResolver:
         copied = [Entry(entry.key, value) for entry, value in zip(entries, values, strict=True)]
         return ObjectNode(copied, node.place)
 
-    def _included_content(self, include: Entry, context: _FileContext) -> Node | None:
+    def _included_content(self, include: Entry, context: _FileContext, level: int) -> Node | None:
         """The content of one include value (a path or an array of paths), or None."""
         value = include.value
         if isinstance(value, ScalarNode) and isinstance(value.value, str):
-            return self._load_reporting(value.value, value, context)
+            return self._load_reporting(value.value, value, context, level)
         if not isinstance(value, ArrayNode):
             self._report(
                 value.span,
@@ -295,16 +311,16 @@ class IncludeResolver:
                     context,
                 )
                 continue
-            content = self._load_reporting(item.value, item, context)
+            content = self._load_reporting(item.value, item, context, level)
             if content is not None:
                 merged = content if merged is None else deep_merge(merged, content)
         return merged
 
     def _load_reporting(
-        self, written: str, token: ScalarNode, context: _FileContext
+        self, written: str, token: ScalarNode, context: _FileContext, level: int
     ) -> Node | None:
         try:
-            return self._load(written, context)
+            return self._load(written, context, level)
         except IncludeError as error:
             self._report(token.span, error.message, context, error.related)
         except _BudgetSpent:
@@ -318,7 +334,7 @@ class IncludeResolver:
             pass
         return None
 
-    def _load(self, written: str, context: _FileContext) -> Node:
+    def _load(self, written: str, context: _FileContext, level: int) -> Node:
         if self.exhausted:  # the budget ran out (reported once, at the include that spent it)
             raise _Skipped
         self.loads += 1
@@ -341,12 +357,29 @@ class IncludeResolver:
             real = opened.real(named)
             if real != named:
                 self._check_place(written, real, context)
-            document = self._document(opened, display)
+            document = self._document(opened, display, level)
         self.documents.setdefault(document.file, document)
         child = _FileContext(
             real, document.file, (*context.chain, (real, display)), context.depth + 1
         )
-        return self.resolve(document.root, child)
+        self._check_nesting(written, document, level)
+        return self.resolve(document.root, child, level)
+
+    def _check_nesting(self, written: str, document: Document, level: int) -> None:
+        """Refuse content that would nest the merged config deeper than a file may be: each
+        file is held to the parser's limit, and so is what their includes build, which
+        every later step walks (a chain of files each nested 190 levels would otherwise
+        exhaust Python's stack)."""
+        from loopcfg.source.json5 import MAX_DEPTH
+
+        nesting = self.nesting.get(id(document))
+        if nesting is None:
+            nesting = self.nesting[id(document)] = _nesting(document.root)
+        if level + nesting > MAX_DEPTH:
+            raise IncludeError(
+                f'`$include` "{written}": its content ({nesting} levels deep) placed here, '
+                f"{level} levels down, would nest the config deeper than {MAX_DEPTH} levels"
+            )
 
     def _check_place(self, written: str, real: Path, context: _FileContext) -> None:
         """Refuse a file outside the config directory, a cycle, and nesting beyond the limit."""
@@ -365,7 +398,7 @@ class IncludeResolver:
                 f"(chain: {' -> '.join(name for _, name in context.chain)})"
             )
 
-    def _document(self, opened: _Opened, display: str) -> Document:
+    def _document(self, opened: _Opened, display: str, level: int) -> Document:
         """The parsed file, parsed once per run however often it is included."""
         from loopcfg.source import SourceError, decode, format_for, parse_text, unsaved_text
 
@@ -377,6 +410,13 @@ class IncludeResolver:
         data = opened.read() if unsaved is None else unsaved.encode("utf-8", "surrogatepass")
         try:
             document = parse_text(decode(data, display), display, format_for(display))
+        except RecursionError:
+            # Parsed while resolving `level` levels down: a file nested deep enough to be
+            # refused there (`_check_nesting`) may exhaust the stack before it can be.
+            raise IncludeError(
+                f"{opened.where} cannot be read where it is included, {level} levels down: "
+                "the config would nest too deep"
+            ) from None
         except SourceError as error:
             inner = error.diagnostic
             related = () if inner.span is None else (Related(inner.span, inner.message),)

@@ -121,7 +121,9 @@ ERROR_RULES: tuple[Rule, ...] = (
             "`a -> b -> a`), a path that leaves the top-level config's directory (symlinks "
             "resolved), includes nested deeper than 10 levels, a file over 2 MiB or not a "
             "regular file, and sibling keys next to `$include` when the included content is not "
-            "an object. The message names the include path and the resolved path."
+            "an object. The message names the include path and the resolved path. loopcfg also "
+            "refuses content that would nest the merged config deeper than 200 levels where it "
+            "is included, the limit each file is held to."
         ),
         why="OpenClaw resolves every `$include` when it loads the config and refuses to start "
         "when one fails, wherever in the file it is.",

@@ -151,6 +151,51 @@ def test_a_symlink_that_leads_outside_is_refused(write: Write, tmp_path: Path) -
     assert "is outside the config directory" in _only(load_config(top, env={})).message
 
 
+def _nested(depth: int, inner: str) -> str:
+    return "{ a: " * (depth - 1) + "{ " + inner + " }" + " }" * (depth - 1)
+
+
+def test_content_nested_past_the_parsers_limit_where_it_lands_is_refused(write: Write) -> None:
+    """Each file is held to 200 levels by the parser, and so is the config their includes
+    build, which every later step walks."""
+    from loopcfg.source.json5 import MAX_DEPTH
+
+    write("f0.json5", _nested(120, '$include: "./f1.json5"'))
+    write("f1.json5", _nested(120, "last: true"))
+    top = write("openclaw.json5", '{ tools: { $include: "./f0.json5" } }')
+    diagnostic = _only(load_config(top, env={}))
+    assert diagnostic.message == (
+        '`$include` "./f1.json5": its content (120 levels deep) placed here, 120 levels down, '
+        f"would nest the config deeper than {MAX_DEPTH} levels"
+    )
+    assert diagnostic.file == str(top.parent / "f0.json5") and diagnostic.span is not None
+    # The limit itself: a config nested exactly 200 levels is loaded, one more is not (the
+    # included root takes the place of the object that holds the `$include`).
+    write("deep.json5", _nested(MAX_DEPTH - 1, "x: 1"))
+    exact = write("exact.json5", '{ x: { $include: "./deep.json5" } }')
+    assert load_config(exact, env={}).diagnostics == []
+    write("deeper.json5", _nested(MAX_DEPTH, "x: 1"))
+    assert load_config(write("whole.json5", '{ $include: "./deeper.json5" }')).diagnostics == []
+    over = write("over.json5", '{ x: { $include: "./deeper.json5" } }')
+    assert "deeper than 200 levels" in _only(load_config(over, env={})).message
+
+
+def test_a_chain_of_deep_files_is_one_finding_not_a_crash(write: Write) -> None:
+    """Files of 190 levels including each other: the stack may run out while the next one is
+    parsed, before its nesting is known; either way it is one LC005 (this raised a
+    RecursionError out of `load_config` and `check_file`)."""
+    from loopcfg.check import check_file
+
+    for index in range(4):
+        write(f"f{index}.json5", _nested(190, f'$include: "./f{index + 1}.json5"'))
+    write("f4.json5", "{ last: true }")
+    top = write("openclaw.json5", '{ tools: { $include: "./f0.json5" } }')
+    message = _only(load_config(top, env={})).message
+    assert message.startswith('`$include` "./f1.json5"')
+    assert message.endswith(("would nest the config deeper than 200 levels", "would nest too deep"))
+    assert [d.code for d in check_file(str(top)).diagnostics].count("LC005") == 1
+
+
 def test_depth_ten_is_allowed_eleven_is_not(write: Write) -> None:
     for level in range(1, 12):
         write(f"d{level}.json5", f'{{ $include: "d{level + 1}.json5", level: {level} }}')
