@@ -13,9 +13,12 @@ contributes nothing, so validation sees the rest of the config without cascading
 
 from __future__ import annotations
 
+import contextvars
 import operator
 import os
 import stat
+import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
 
@@ -189,18 +192,50 @@ class IncludeError(Exception):
 
 
 def _nesting(root: Node) -> int:
-    """How many objects and arrays deep `root` goes (0 for a scalar), without recursion."""
+    """How many objects and arrays deep `root` goes (0 for a scalar), without recursion. An
+    `$include`'s own value is not counted: resolving replaces it (and checks what comes)."""
     deepest = 0
     stack: list[tuple[Node, int]] = [(root, 0)]
     while stack:
         node, above = stack.pop()
         if isinstance(node, ObjectNode):
             deepest = max(deepest, above + 1)
-            stack.extend((entry.value, above + 1) for entry in node.entries)
+            stack.extend(
+                (entry.value, above + 1) for entry in node.entries if entry.key.name != INCLUDE_KEY
+            )
         elif isinstance(node, ArrayNode):
             deepest = max(deepest, above + 1)
             stack.extend((item, above + 1) for item in node.items)
     return deepest
+
+
+# Resolving recurses once per level of the config, and an included file is parsed where its
+# `$include` stands: a file of 190 levels parsed 190 levels down would run out of Python's
+# stack (and YAML would call that "nesting deeper than 200 levels", which the file alone is
+# not). Below this level the stack has room for any file the parser accepts.
+_FRESH_STACK_LEVEL = 64
+
+
+def _on_a_fresh_stack(parse: Callable[..., Document], *args: object) -> Document:
+    """`parse(*args)` in a thread of its own, started and joined at once: nothing runs beside
+    it, so the caller's unsaved texts and stand-in parser (context variables, copied in) are
+    used as they would be here, one call at a time."""
+    context = contextvars.copy_context()
+    outcome: list[Document | BaseException] = []
+
+    def run() -> None:
+        try:
+            outcome.append(context.run(parse, *args))
+        except BaseException as error:  # handed to the caller, raised there
+            outcome.append(error)
+
+    thread = threading.Thread(target=run, name="loopcfg-include-parse")
+    thread.start()
+    thread.join()
+    [result] = outcome
+    if isinstance(result, BaseException):
+        raise result
+    return result
 
 
 class IncludeResolver:
@@ -223,7 +258,6 @@ class IncludeResolver:
         self.copied = 0  # nodes copied out of included files, against MAX_INCLUDED_NODES
         self.loads = 0  # includes resolved, against MAX_INCLUDE_LOADS
         self.exhausted = False
-        self.nesting: dict[int, int] = {}  # by id of a parsed document (kept in `parsed`)
 
     def resolve_top(self, root: Node) -> Node:
         return self.resolve(root, self.top, 0)
@@ -372,9 +406,9 @@ class IncludeResolver:
         exhaust Python's stack)."""
         from loopcfg.source.json5 import MAX_DEPTH
 
-        nesting = self.nesting.get(id(document))
+        nesting = document.nesting
         if nesting is None:
-            nesting = self.nesting[id(document)] = _nesting(document.root)
+            nesting = document.nesting = _nesting(document.root)
         if level + nesting > MAX_DEPTH:
             raise IncludeError(
                 f'`$include` "{written}": its content ({nesting} levels deep) placed here, '
@@ -409,14 +443,11 @@ class IncludeResolver:
         unsaved = unsaved_text(display)  # an editor's buffer (the LSP) or `fix`'s edit
         data = opened.read() if unsaved is None else unsaved.encode("utf-8", "surrogatepass")
         try:
-            document = parse_text(decode(data, display), display, format_for(display))
-        except RecursionError:
-            # Parsed while resolving `level` levels down: a file nested deep enough to be
-            # refused there (`_check_nesting`) may exhaust the stack before it can be.
-            raise IncludeError(
-                f"{opened.where} cannot be read where it is included, {level} levels down: "
-                "the config would nest too deep"
-            ) from None
+            text = decode(data, display)
+            if level < _FRESH_STACK_LEVEL:
+                document = parse_text(text, display, format_for(display))
+            else:
+                document = _on_a_fresh_stack(parse_text, text, display, format_for(display))
         except SourceError as error:
             inner = error.diagnostic
             related = () if inner.span is None else (Related(inner.span, inner.message),)

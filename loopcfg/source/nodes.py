@@ -383,7 +383,7 @@ class Document:
     """One parsed file: its tree, its comments and its text (for source lines under carets)."""
 
     __match_args__ = ("file", "text", "root", "comments", "format", "_lines")
-    __slots__ = (*__match_args__, "duplicate_keys", "lines")
+    __slots__ = (*__match_args__, "duplicate_keys", "lines", "nesting")
     file: str
     text: str
     root: Node
@@ -395,6 +395,10 @@ class Document:
     duplicate_keys: bool | None
     # The table of its spans' lines when they are `MovableSpan`s (the language server's).
     lines: LineTable | None
+    # How deep its tree nests once included (`includes._nesting`), kept by the include
+    # resolver once asked: the language server hands every check the same Document for a
+    # file that did not change.
+    nesting: int | None
 
     def __init__(
         self,
@@ -416,6 +420,7 @@ class Document:
         self._lines = _lines
         self.duplicate_keys = duplicate_keys
         self.lines = lines
+        self.nesting = None
 
     def __repr__(self) -> str:
         return _repr(self, ("file", "text", "root", "comments", "format"))

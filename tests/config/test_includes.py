@@ -180,20 +180,38 @@ def test_content_nested_past_the_parsers_limit_where_it_lands_is_refused(write: 
     assert "deeper than 200 levels" in _only(load_config(over, env={})).message
 
 
-def test_a_chain_of_deep_files_is_one_finding_not_a_crash(write: Write) -> None:
-    """Files of 190 levels including each other: the stack may run out while the next one is
-    parsed, before its nesting is known; either way it is one LC005 (this raised a
-    RecursionError out of `load_config` and `check_file`)."""
+@pytest.mark.parametrize("suffix", ["json5", "yaml"])
+def test_a_chain_of_deep_files_is_one_finding_not_a_crash(write: Write, suffix: str) -> None:
+    """Files of 190 levels including each other (this raised a RecursionError out of
+    `load_config` and `check_file`): one LC005 at the include that would nest too deep, the
+    same for YAML, whose parser had run out of stack there and blamed the file."""
     from loopcfg.check import check_file
 
+    def text(index: int) -> str:
+        inner = f'$include: "./f{index + 1}.{suffix}"' if index < 3 else "last: true"
+        return _nested(190, inner)  # JSON5's flow style is YAML too
+
     for index in range(4):
-        write(f"f{index}.json5", _nested(190, f'$include: "./f{index + 1}.json5"'))
-    write("f4.json5", "{ last: true }")
-    top = write("openclaw.json5", '{ tools: { $include: "./f0.json5" } }')
-    message = _only(load_config(top, env={})).message
-    assert message.startswith('`$include` "./f1.json5"')
-    assert message.endswith(("would nest the config deeper than 200 levels", "would nest too deep"))
+        write(f"f{index}.{suffix}", text(index))
+    top = write("openclaw.json5", f'{{ tools: {{ $include: "./f0.{suffix}" }} }}')
+    assert _only(load_config(top, env={})).message == (
+        f'`$include` "./f1.{suffix}": its content (190 levels deep) placed here, 190 levels '
+        "down, would nest the config deeper than 200 levels"
+    )
     assert [d.code for d in check_file(str(top)).diagnostics].count("LC005") == 1
+
+
+def test_an_array_of_includes_is_not_counted_as_a_level(write: Write) -> None:
+    """The `$include` value is replaced when resolved: a config of exactly 200 levels through
+    an array of includes is loaded, as through a single one."""
+    write("leaf.json5", "{ x: 1 }")
+    # 199 objects, the innermost holding the array: 200 levels for the parser, 199 once
+    # the array is replaced; placed one level down, with the leaf's object: 200 in all.
+    write("mid.json5", _nested(199, '$include: ["./leaf.json5"]'))
+    top = write("openclaw.json5", '{ a: { $include: "./mid.json5" } }')
+    assert load_config(top, env={}).diagnostics == []
+    write("leaf.json5", "{ x: { y: 1 } }")  # one more: 201
+    assert "deeper than 200 levels" in _only(load_config(top, env={})).message
 
 
 def test_depth_ten_is_allowed_eleven_is_not(write: Write) -> None:
