@@ -144,7 +144,7 @@ class LoopcfgServer(LanguageServer):
         self.failed.discard(top)
         # An open file that this config includes is checked in its context from now on.
         for real in checked.files:
-            if real != top and real in self.checked:
+            if real != top:
                 self.checked.pop(real, None)
                 self.failed.discard(real)
         grouped = analysis.diagnostics_by_file(checked)
@@ -167,6 +167,7 @@ class LoopcfgServer(LanguageServer):
         last = self.checked.get(top)
         if top not in self.buffers() and (last is None or not self.still_open(top, last)):
             self.checked.pop(top, None)  # closed while checked: nothing to show or route
+            self.failed.discard(top)
             return
         self.failed.add(top)
         where = raised_at(error)

@@ -213,3 +213,37 @@ def test_a_check_that_raises_after_its_file_was_closed_leaves_nothing(
         assert published == [] and real not in server.checked and real not in server.failed
 
     asyncio.run(main())
+
+
+def test_a_file_whose_own_check_raised_is_not_failed_once_its_config_covers_it(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Any
+) -> None:
+    top = tmp_path / "openclaw.json5"
+    included = tmp_path / "tools.json5"
+    top.write_text('{ tools: { $include: "./tools.json5" } }\n', encoding="utf-8")
+    included.write_text("{ loopDetection: { historySize: 30 } }\n", encoding="utf-8")
+    real_top, real_included = str(top.resolve()), str(included.resolve())
+    plain_check = analysis.check
+
+    def raising_for_the_included_alone(path: str, *args: Any) -> Any:
+        if path == real_included:
+            raise RuntimeError("a bug")
+        return plain_check(path, *args)
+
+    monkeypatch.setattr(analysis, "check", raising_for_the_included_alone)
+
+    async def main() -> None:
+        server = build_server()
+        texts = {real_included: included.read_text(encoding="utf-8")}
+        server.buffers = lambda: dict(texts)  # type: ignore[method-assign]
+        server.publish_items = lambda file, items: None  # type: ignore[method-assign]
+        server.publish = lambda file, found, checked: None  # type: ignore[method-assign, assignment, misc]
+        server.schedule(real_included)  # opened alone: its own check raises
+        await server.settled()
+        assert server.failed == {real_included}
+        texts[real_top] = top.read_text(encoding="utf-8")
+        server.schedule(real_top)  # the config that includes it: checked, covering it
+        await server.settled()
+        assert server.failed == set() and server.checked_for(real_included) is not None
+
+    asyncio.run(main())
