@@ -150,14 +150,12 @@ def _read_only_fallback(
         wal_bytes = 0
     try:
         if wal_bytes == 0:
-            note = (
-                f"{name}: the directory is not writable; opened as immutable "
-                "(complete: no WAL content)"
-            )
-            return OpenStore(connector(Path(path), True), [note])
+            return _immutable(path, name, connector)
         copied, why = _private_copy(path)
         if copied is not None:
             return _open_copy(copied, name, connector)
+        if not os.path.exists(path + "-wal"):  # checkpointed meanwhile: the store is whole
+            return _immutable(path, name, connector)
         note = (
             f"{name}: warning: no private copy could be made ({why}); rows still in the WAL "
             f"({wal_bytes} bytes) are not visible"
@@ -165,6 +163,12 @@ def _read_only_fallback(
         return OpenStore(connector(Path(path), True), [note])
     except sqlite3.Error as error:
         raise StoreError(name, sqlite_problem(error)) from first
+
+
+def _immutable(path: str, name: str, connector: Connect) -> OpenStore:
+    """A store with nothing in its `-wal`, opened where SQLite cannot write its `-shm`."""
+    note = f"{name}: the directory is not writable; opened as immutable (complete: no WAL content)"
+    return OpenStore(connector(Path(path), True), [note])
 
 
 def _open_copy(scratch: str, name: str, connector: Connect) -> OpenStore:
@@ -204,14 +208,25 @@ def _private_copy(path: str) -> tuple[str | None, str]:
             shutil.copyfile(sources[1], os.path.join(scratch, "store.sqlite-wal"))
         except OSError as error:
             shutil.rmtree(scratch, ignore_errors=True)
-            # shutil names the source in a failed write too (ENOSPC): tell them by the errno
-            if error.errno not in _WRITING_ERRNOS and error.filename in sources:
-                return None, f"cannot read {error.filename}: {error.strerror or error}"
-            return None, _temporary_problem(os.path.dirname(scratch), error)
+            return None, _copy_problem(error, sources, os.path.dirname(scratch))
+        except BaseException:  # an interrupt: no copy of a private store is left behind
+            shutil.rmtree(scratch, ignore_errors=True)
+            raise
         if None not in before and [_signature(source) for source in sources] == before:
             return scratch, ""
         shutil.rmtree(scratch, ignore_errors=True)
     return None, f"the store changed while it was copied, {COPY_ATTEMPTS} times"
+
+
+def _copy_problem(error: OSError, sources: tuple[str, str], folder: str) -> str:
+    """Why copying failed, in words for the warning. shutil names the source in a failed
+    write too (ENOSPC through sendfile), and sometimes neither side: the errno tells a full
+    or read-only temporary folder, a named source alone a file that cannot be read."""
+    if error.errno in _WRITING_ERRNOS:
+        return _temporary_problem(folder, error)
+    if error.filename in sources and error.filename2 is None:
+        return f"cannot read {error.filename}: {error.strerror or error}"
+    return f"copying it into the temporary folder {folder} failed: {error.strerror or error}"
 
 
 def _temporary_folder() -> str:

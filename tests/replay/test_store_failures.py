@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import errno
 import json
+import os
 import shutil
 import sqlite3
 from collections.abc import Iterator
@@ -346,7 +347,7 @@ def test_store_copy_helper_never_touches_the_corpus(stores: Path) -> None:
     assert store_path(stores, "native-two-runs").is_file()
 
 
-def _copy_failing(error: OSError) -> object:
+def _copy_failing(error: BaseException) -> object:
     def copyfile(source: str, target: str) -> str:
         raise error
 
@@ -374,6 +375,15 @@ def test_why_no_private_copy_could_be_made(tmp_path: Path, monkeypatch: pytest.M
         None,
         f"cannot read {store}-wal: Permission denied",
     )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.sqlite", "s.sqlite-wal"]
+    unnamed = OSError(errno.EIO, "Input/output error")  # shutil's fallback names no side
+    monkeypatch.setattr(store_module.shutil, "copyfile", _copy_failing(unnamed))
+    assert store_module._private_copy(str(store))[1] == (
+        f"copying it into the temporary folder {tmp_path} failed: Input/output error"
+    )
+    monkeypatch.setattr(store_module.shutil, "copyfile", _copy_failing(KeyboardInterrupt()))
+    with pytest.raises(KeyboardInterrupt):
+        store_module._private_copy(str(store))
     assert sorted(p.name for p in tmp_path.iterdir()) == ["s.sqlite", "s.sqlite-wal"]
 
     def no_folder(prefix: str) -> str:
@@ -407,3 +417,28 @@ def test_a_store_that_keeps_changing_is_not_copied(
     assert copied is None
     assert why == f"the store changed while it was copied, {store_module.COPY_ATTEMPTS} times"
     assert list(scratch.iterdir()) == []
+
+
+def test_a_wal_checkpointed_while_copied_is_read_whole(
+    stores: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The `-wal` gone by the time the copy is made: its rows are in the store, which is read
+    as immutable and said to be complete (not "rows still in the WAL are not visible")."""
+    store = tmp_path / "openclaw-agent.sqlite"
+    shutil.copyfile(store_path(stores, "native-two-runs"), store)
+    (tmp_path / "openclaw-agent.sqlite-wal").write_bytes(b"w" * 100)
+
+    def checkpointed(path: str) -> tuple[None, str]:
+        os.remove(path + "-wal")
+        return None, f"cannot read {path}-wal: No such file or directory"
+
+    monkeypatch.setattr(store_module, "_private_copy", checkpointed)
+    opened = store_module._read_only_fallback(
+        str(store), "store", store_module.connect, sqlite3.Error("cannot open -shm")
+    )
+    try:
+        assert opened.notes == [
+            "store: the directory is not writable; opened as immutable (complete: no WAL content)"
+        ]
+    finally:
+        opened.close()
