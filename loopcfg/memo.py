@@ -17,7 +17,7 @@ where they were (so `lint` makes the global findings' identities in every check)
 
 Array indices likewise: an item added or removed above others in an array renumbers them in
 place (their nodes' paths), so what is kept for an agent is keyed by its node, not by its
-index or path, and is given them when reported (`resolve._at_index`, `lint._AgentLints.of`,
+index or path, and is given them when reported (`resolve._memoised_entry`, `lint._AgentLints.of`,
 `validate._memoised_rejected`).
 
 The library never holds one: the server keeps one per open config and passes it down through

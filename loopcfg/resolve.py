@@ -15,9 +15,9 @@ one written setting" (03). Plain-dict configs have no positions (all None).
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, partial
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeAlias
@@ -262,13 +262,9 @@ def _keyed_entries(
             found.append(_keyed_entry(index, entry))
         else:
             anchors = (entry.key, entry.value)
-            kept = memo.peek("keyed entry", anchors)
-            made: AgentEntry | None
-            if kept is None:
-                made = _keyed_entry(index, entry)
-                memo.put("keyed entry", anchors, made)
-            else:
-                made = _at_index(memo, "keyed entry", anchors, kept[0], index)
+            made = _memoised_entry(
+                memo, "keyed entry", anchors, index, partial(_keyed_entry, index, entry)
+            )
             assert made is not None
             found.append(made)
         if wanted is not None:
@@ -296,12 +292,9 @@ def _list_entries(
         if memo is None:
             entry = _list_entry(index, item, wanted)
         else:
-            kept = memo.peek("list entry", (item,))
-            if kept is None:
-                entry = _list_entry(index, item)
-                memo.put("list entry", (item,), entry)
-            else:
-                entry = _at_index(memo, "list entry", (item,), kept[0], index)
+            entry = _memoised_entry(
+                memo, "list entry", (item,), index, partial(_list_entry, index, item)
+            )
             if entry is not None and wanted is not None and entry.id != wanted:
                 entry = None
         if entry is None:
@@ -312,16 +305,23 @@ def _list_entries(
     return entries
 
 
-def _at_index(
+def _memoised_entry(
     memo: SubtreeMemo,
     kind: str,
     anchors: tuple[object, ...],
-    entry: AgentEntry | None,
     index: int,
+    make: Callable[[], AgentEntry | None],
 ) -> AgentEntry | None:
-    """The roster entry the memo kept for an unchanged item, at the item's index now: an
-    agent added or removed above it moves it without changing it. What is kept for its
-    agent is keyed by its node, not by this entry, and finds its path when reported."""
+    """The roster entry of an item (`make()`), or the one the memo kept for the same nodes,
+    at the item's index now: an agent added or removed above it moves it without changing
+    it. What is kept for its agent is keyed by its node, not by this entry, and finds its
+    path when reported."""
+    kept = memo.peek(kind, anchors)
+    if kept is None:
+        made = make()
+        memo.put(kind, anchors, made)
+        return made
+    entry: AgentEntry | None = kept[0]
     if entry is None or entry.index == index:
         memo.hits += 1
         return entry
