@@ -206,12 +206,11 @@ def _private_copy(path: str) -> tuple[str | None, str]:
         try:
             shutil.copyfile(sources[0], os.path.join(scratch, "store.sqlite"))
             shutil.copyfile(sources[1], os.path.join(scratch, "store.sqlite-wal"))
-        except OSError as error:
+        except BaseException as error:  # an interrupt too: no copy of a private store is left
             shutil.rmtree(scratch, ignore_errors=True)
+            if not isinstance(error, OSError):
+                raise
             return None, _copy_problem(error, sources, os.path.dirname(scratch))
-        except BaseException:  # an interrupt: no copy of a private store is left behind
-            shutil.rmtree(scratch, ignore_errors=True)
-            raise
         if None not in before and [_signature(source) for source in sources] == before:
             return scratch, ""
         shutil.rmtree(scratch, ignore_errors=True)
