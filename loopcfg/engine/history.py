@@ -192,7 +192,10 @@ class History:
         return self.live
 
     def __iter__(self) -> Iterator[Record]:
-        return (record for record in self.records if not record.removed)
+        # A generator function: compiled (setup.py), a generator expression is a whole list.
+        for record in self.records:
+            if not record.removed:
+                yield record
 
     def resize(self, size: int) -> None:
         self.size = max(size, 1)
@@ -386,7 +389,7 @@ class History:
         record.run_prev = record.run_next = record.sig_prev = record.sig_next = None
         # Forgotten records stay in the deque until they reach its front; keep it compact.
         if len(self.records) > 2 * self.live + 32:
-            self.records = deque(r for r in self.records if not r.removed)
+            self.records = deque([r for r in self.records if not r.removed])
 
     def _evict(self) -> None:
         oldest = self.records.popleft()

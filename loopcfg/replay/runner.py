@@ -191,7 +191,7 @@ class SessionStats:
 
 
 # SessionStats as a tuple (spooled sessions): a dataclass pickles 5x larger and 2x slower.
-_stats_values = operator.attrgetter(*(stats_field.name for stats_field in fields(SessionStats)))
+_stats_values = operator.attrgetter(*[stats_field.name for stats_field in fields(SessionStats)])
 
 
 class ReplaySink(Protocol):
@@ -494,12 +494,15 @@ class _Replayer:
         kept.sort(key=_order)
         if self.spool is None:
             return iter(kept)
-        ended = (
-            self.resumed(_ENDED, order, state)
-            for order, name, state in self.spool.in_order()
-            if name not in self.live  # taken back: the one in memory is current
-        )
-        return heapq.merge(kept, ended, key=_order)
+        return heapq.merge(kept, self._ended_on_disk(), key=_order)
+
+    def _ended_on_disk(self) -> Iterator[_Live]:
+        """The spooled sessions, read back one at a time (a generator function, not a
+        generator expression: compiled, mypyc would build that as a whole list)."""
+        assert self.spool is not None
+        for order, name, state in self.spool.in_order():
+            if name not in self.live:  # taken back: the one in memory is current
+                yield self.resumed(_ENDED, order, state)
 
     def handle_other(self, event: Event) -> None:
         """Every event but a Call or an Outcome (`replay_events` hands those on itself)."""
@@ -629,9 +632,12 @@ class _Replayer:
             kept = live.waiting_calls.pop(call_id, None)
             if call_id in live.blocked:
                 return
-            run = live.call_runs.pop(call_id, _NO_RUN)
-            if run is _NO_RUN:
-                run, orphan = event.run, True
+            # `remembered`, not `run`: a typed variable holds no sentinel when compiled.
+            remembered = live.call_runs.pop(call_id, _NO_RUN)
+            if remembered is _NO_RUN:
+                orphan = True
+            else:
+                run = remembered
         if orphan:
             live.stats.orphan_results += 1
         if live.aborted_runs and live.in_aborted_run(run):
