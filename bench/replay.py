@@ -5,8 +5,10 @@ A plain script, not a test. It writes its inputs to bench/out/replay/ (gitignore
 committed: the corpus holds personal data):
 
 - throughput: the real transcripts of ../shared/corpus/openclaw/*.jsonl copied until the folder
-  holds ~200 MB, replayed with `--jobs 1 --format json`, against two floors over the same
-  lines: `json.loads` per line and `orjson.loads` per line (what any Python replay must pay);
+  holds ~200 MB, replayed with `--jobs 1 --format json` as a wheel installs loopcfg (replay's
+  hot path compiled by mypyc: setup.py, built in place in bench/out/replay/compiled) and as the
+  editable install runs it (pure Python), against two floors over the same lines: `json.loads`
+  per line and `orjson.loads` per line (what any Python replay must pay);
 - memory: peak RSS of `replay --jobs 1 --format json` on a ~100 MB stuck-loop trace (one
   session, one failing call repeated) and on 200,000 one-call sessions, once as one trace (every
   session alive until the end of the file) and once as 200,000 transcript files (each session
@@ -20,7 +22,7 @@ CPU seconds are user + system of the process and its children (`os.wait4`), peak
 largest process's.
 
     .venv/bin/python bench/replay.py                   # throughput + memory, several minutes
-    .venv/bin/python bench/replay.py --only throughput
+    .venv/bin/python bench/replay.py --only throughput             # --rounds 5: medians
     .venv/bin/python bench/replay.py --size-mb 20 --sessions 20000   # smoke run
     .venv/bin/python bench/replay.py --only dask
     .venv/bin/python bench/replay.py --only interleaved --interleaved 200000,1000000 \
@@ -38,6 +40,7 @@ import os
 import platform
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import time
@@ -174,43 +177,85 @@ def replay(*args: str) -> list[str]:
     return [*LOOPCFG, "replay", *args, "--format", "json"]
 
 
-def warm_up() -> None:
+def warm_up(compiled: str | None = None) -> None:
     """Each timed program once on one small transcript: its bytecode caches are written."""
     small = OUT / "warm-up"
     small.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(min(CORPUS.glob("*.jsonl"), key=lambda p: p.stat().st_size), small / "w.jsonl")
     timed(replay(str(small), "--jobs", "1"))
+    if compiled is not None:
+        timed(replay(str(small), "--jobs", "1"), compiled)
     for module in ("json", "orjson"):
         timed(floor(module, small))
 
 
-def throughput(size_mb: int) -> None:
+def compiled_build() -> str:
+    """This checkout's loopcfg built as a wheel builds it (setup.py: replay's hot path
+    compiled with mypyc), in place in a copy under bench/out; the folder, for PYTHONPATH. The
+    editable install of the development set-up is pure Python (setup.py says why)."""
+    folder = OUT / "compiled"
+    shutil.rmtree(folder, ignore_errors=True)
+    skip = shutil.ignore_patterns("__pycache__", "*.so")
+    shutil.copytree(REPO / "loopcfg", folder / "loopcfg", ignore=skip)
+    for name in ("setup.py", "pyproject.toml", "README.md"):
+        shutil.copy(REPO / name, folder / name)
+    build = [sys.executable, "setup.py", "-q", "build_ext", "--inplace"]
+    done = subprocess.run(build, cwd=folder, capture_output=True, text=True)
+    if done.returncode != 0 or not list((folder / "loopcfg").rglob("*.so")):
+        raise SystemExit(f"the mypyc build failed:\n{done.stderr[-3000:]}")
+    return str(folder)
+
+
+def throughput(size_mb: int, rounds: int) -> None:
+    """Each program `rounds` times, one after the other in every round (replay compiled, pure,
+    the two floors), so that a change in the machine's load falls on all of them alike; the
+    median and the least CPU time of each. Ratios are of medians."""
     folder, size = replicated_corpus(size_mb)
     files = len(list(folder.glob("*.jsonl")))
     print(f"corpus: {size / 1e6:.0f} MB in {files} copies of {CORPUS}")
-    warm_up()
-    runs = [
-        ("replay --jobs 1", timed(replay(str(folder), "--jobs", "1"))),
-        ("json.loads per line", timed(floor("json", folder))),
-        ("orjson.loads per line", timed(floor("orjson", folder))),
+    compiled = compiled_build()
+    warm_up(compiled)
+    command = replay(str(folder), "--jobs", "1")
+    programs: list[tuple[str, list[str], str | None]] = [
+        ("replay --jobs 1 (a wheel: compiled)", command, compiled),
+        ("replay --jobs 1 (pip install -e: pure)", command, None),
+        ("json.loads per line", floor("json", folder), None),
+        ("orjson.loads per line", floor("orjson", folder), None),
     ]
-    print("\n| run | wall | CPU | MB per CPU-s | CPU / replay's |\n|---|---|---|---|---|")
-    replay_cpu = runs[0][1].cpu
-    for name, measure in runs:
+    cpu: dict[str, list[float]] = {name: [] for name, _, _ in programs}
+    for _round in range(rounds):
+        for name, program, pythonpath in programs:
+            cpu[name].append(timed(program, pythonpath).cpu)
+    print(
+        f"\n{rounds} rounds\n\n| run | CPU, median | least | MB per CPU-s, median | best "
+        "| CPU / compiled replay's |\n|---|---|---|---|---|---|"
+    )
+    median = {name: statistics.median(times) for name, times in cpu.items()}
+    replay_cpu = median[programs[0][0]]
+    for name, times in cpu.items():
         print(
-            f"| {name} | {measure.wall:.1f} s | {measure.cpu:.1f} s "
-            f"| {size / 1e6 / measure.cpu:.0f} | {measure.cpu / replay_cpu:.2f} |"
+            f"| {name} | {median[name]:.2f} s | {min(times):.2f} s "
+            f"| {size / 1e6 / median[name]:.0f} | {size / 1e6 / min(times):.0f} "
+            f"| {median[name] / replay_cpu:.2f} |"
         )
-    print(f"\nreplay / json.loads floor: {replay_cpu / runs[1][1].cpu:.2f}x the CPU time")
-    print(f"replay / orjson floor: {replay_cpu / runs[2][1].cpu:.2f}x the CPU time")
+    floors = median["json.loads per line"], median["orjson.loads per line"]
+    print(f"\nreplay / json.loads floor: {replay_cpu / floors[0]:.2f}x the CPU time")
+    print(f"replay / orjson floor: {replay_cpu / floors[1]:.2f}x the CPU time")
+    pure = median[programs[1][0]]
+    print(f"pure Python / compiled: {pure / replay_cpu:.2f}x the CPU time")
 
 
-def instructions(command: list[str]) -> int:
-    """User-space instructions of one run, counted by valgrind's cachegrind (load-independent)."""
+def instructions(command: list[str], pythonpath: str | None = None) -> int:
+    """User-space instructions of one run, counted by valgrind's cachegrind (load-independent);
+    `pythonpath` as for `timed`."""
     valgrind = ["valgrind", "--tool=cachegrind", "--cache-sim=no"]
     valgrind.append("--cachegrind-out-file=/dev/null")
     env = {**bytecode_env(), "PYTHONHASHSEED": "0"}
-    done = subprocess.run([*valgrind, *command], capture_output=True, text=True, env=env)
+    if pythonpath is not None:
+        env["PYTHONPATH"] = pythonpath
+    done = subprocess.run(
+        [*valgrind, *command], capture_output=True, text=True, env=env, cwd=pythonpath
+    )
     found = re.search(r"I\s+refs:\s+([\d,]+)", done.stderr)
     if found is None:
         raise SystemExit(f"valgrind gave no instruction count for {command}:\n{done.stderr}")
@@ -218,13 +263,18 @@ def instructions(command: list[str]) -> int:
 
 
 def instruction_counts(size_mb: int) -> None:
-    """The same three programs under cachegrind on a smaller copy: counts that do not move with
-    the machine's load. Under valgrind OpenSSL cannot use the CPU's SHA extensions, so
-    SHA-256 counts several times the instructions it needs natively: replay's count is high."""
+    """The same programs under cachegrind on a smaller copy: counts that do not move with
+    the machine's load (compiled code gains more in time than in instructions: it runs more of
+    them per cycle than the interpreter's dispatch). Under valgrind OpenSSL cannot use the
+    CPU's SHA extensions, so SHA-256 counts several times the instructions it needs natively:
+    replay's count is high."""
     folder, size = replicated_corpus(size_mb, "corpus-small")
-    warm_up()
+    compiled = compiled_build()
+    warm_up(compiled)
+    command = replay(str(folder), "--jobs", "1")
     counts = {
-        "replay --jobs 1": instructions(replay(str(folder), "--jobs", "1")),
+        "replay --jobs 1": instructions(command, compiled),
+        "replay --jobs 1 (pure)": instructions(command),
         "json.loads per line": instructions(floor("json", folder)),
         "orjson.loads per line": instructions(floor("orjson", folder)),
     }
@@ -338,6 +388,9 @@ def main() -> None:
     parser.add_argument("--size-mb", type=int, default=200)
     parser.add_argument("--stuck-mb", type=int, default=100)
     parser.add_argument("--sessions", type=int, default=200_000)
+    parser.add_argument(
+        "--rounds", type=int, default=5, help="throughput: runs of each program, interleaved"
+    )
     parser.add_argument("--only", choices=["throughput", "memory", "stuck", "interleaved", "dask"])
     parser.add_argument(
         "--interleaved",
@@ -364,7 +417,7 @@ def main() -> None:
         profile(min(options.size_mb, 20))
         return
     if options.only in (None, "throughput"):
-        throughput(options.size_mb)
+        throughput(options.size_mb, options.rounds)
     if options.instructions:
         instruction_counts(options.instructions)
     if options.only in (None, "memory"):
