@@ -36,8 +36,16 @@ def _npm_install(prefix: Path, spec: str) -> None:
         if (prefix / ".installed").exists():
             return
         subprocess.run(
-            ["npm", "install", "--ignore-scripts", "--no-audit", "--no-fund", "--prefix",
-             str(prefix), spec],
+            [
+                "npm",
+                "install",
+                "--ignore-scripts",
+                "--no-audit",
+                "--no-fund",
+                "--prefix",
+                str(prefix),
+                spec,
+            ],
             check=True,
             stdout=subprocess.DEVNULL,
         )
