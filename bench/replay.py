@@ -215,14 +215,16 @@ def compiled_build() -> str:
     return str(folder)
 
 
-def throughput(size_mb: int, rounds: int, mypyc: bool) -> None:
+TRIAL = "replay --jobs 1, mypyc trial"
+
+
+def throughput(size_mb: int, rounds: int, compiled: str | None) -> None:
     """Each program `rounds` times, one after the other in every round (replay, the two floors,
-    with `mypyc` the trial's compiled replay), so that a change in the machine's load falls on
-    all of them alike; the median and the least CPU time of each. Ratios are of medians."""
+    with `compiled` the trial's compiled replay), so that a change in the machine's load falls
+    on all of them alike; the median and the least CPU time of each. Ratios are of medians."""
     folder, size = replicated_corpus(size_mb)
     files = len(list(folder.glob("*.jsonl")))
     print(f"corpus: {size / 1e6:.0f} MB in {files} copies of {CORPUS}")
-    compiled = compiled_build() if mypyc else None
     warm_up(compiled)
     command = replay(str(folder), "--jobs", "1")
     programs: list[tuple[str, list[str], str | None]] = [
@@ -231,7 +233,7 @@ def throughput(size_mb: int, rounds: int, mypyc: bool) -> None:
         ("orjson.loads per line", floor("orjson", folder), None),
     ]
     if compiled is not None:
-        programs.append(("replay --jobs 1, mypyc trial", command, compiled))
+        programs.append((TRIAL, command, compiled))
     cpu: dict[str, list[float]] = {name: [] for name, _, _ in programs}
     for _round in range(rounds):
         for name, program, pythonpath in programs:
@@ -252,8 +254,7 @@ def throughput(size_mb: int, rounds: int, mypyc: bool) -> None:
     print(f"\nreplay / json.loads floor: {replay_cpu / floors[0]:.2f}x the CPU time")
     print(f"replay / orjson floor: {replay_cpu / floors[1]:.2f}x the CPU time")
     if compiled is not None:
-        trial = median[programs[3][0]]
-        print(f"mypyc trial / replay: {trial / replay_cpu:.2f}x the CPU time")
+        print(f"mypyc trial / replay: {median[TRIAL] / replay_cpu:.2f}x the CPU time")
 
 
 def instructions(command: list[str], pythonpath: str | None = None) -> int:
@@ -273,14 +274,13 @@ def instructions(command: list[str], pythonpath: str | None = None) -> int:
     return int(found[1].replace(",", ""))
 
 
-def instruction_counts(size_mb: int, mypyc: bool) -> None:
+def instruction_counts(size_mb: int, compiled: str | None) -> None:
     """The same programs under cachegrind on a smaller copy: counts that do not move with
     the machine's load (compiled code gains more in time than in instructions: it runs more of
     them per cycle than the interpreter's dispatch). Under valgrind OpenSSL cannot use the
     CPU's SHA extensions, so SHA-256 counts several times the instructions it needs natively:
     replay's count is high."""
     folder, size = replicated_corpus(size_mb, "corpus-small")
-    compiled = compiled_build() if mypyc else None
     warm_up(compiled)
     command = replay(str(folder), "--jobs", "1")
     counts = {
@@ -289,7 +289,7 @@ def instruction_counts(size_mb: int, mypyc: bool) -> None:
         "orjson.loads per line": instructions(floor("orjson", folder)),
     }
     if compiled is not None:
-        counts["replay --jobs 1, mypyc trial"] = instructions(command, compiled)
+        counts[TRIAL] = instructions(command, compiled)
     print(f"\ninstructions (cachegrind, {size / 1e6:.1f} MB, one run each):")
     print("\n| run | instructions | per byte | / replay's |\n|---|---|---|---|")
     replay_count = counts["replay --jobs 1"]
@@ -431,10 +431,13 @@ def main() -> None:
     if options.profile:
         profile(min(options.size_mb, 20))
         return
-    if options.only in (None, "throughput"):
-        throughput(options.size_mb, options.rounds, options.mypyc)
+    timing = options.only in (None, "throughput")
+    # Built once for both measures that run it (a build takes some 40 s of CPU).
+    compiled = compiled_build() if options.mypyc and (timing or options.instructions) else None
+    if timing:
+        throughput(options.size_mb, options.rounds, compiled)
     if options.instructions:
-        instruction_counts(options.instructions, options.mypyc)
+        instruction_counts(options.instructions, compiled)
     if options.only in (None, "memory"):
         memory(options.stuck_mb, options.sessions)
     if options.only == "stuck":
