@@ -16,9 +16,17 @@ pytest.importorskip("pygls")
 from lsprotocol import types
 
 from loopcfg.lsp import analysis
-from loopcfg.lsp.server import build_server
+from loopcfg.lsp.server import LoopcfgServer, build_server
 
 TOP = "/nowhere/openclaw.json5"  # only in the buffers: never read from disk
+
+
+def server_over(texts: dict[str, str]) -> LoopcfgServer:
+    """A server whose editor buffers are `texts`: a test opens, edits and closes files by
+    changing the dict, as didOpen, didChange and didClose would."""
+    server = build_server()
+    server.buffers = lambda: dict(texts)  # type: ignore[method-assign]
+    return server
 
 
 def test_changes_during_a_check_collapse_into_one_recheck(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -35,9 +43,8 @@ def test_changes_during_a_check_collapse_into_one_recheck(monkeypatch: pytest.Mo
     monkeypatch.setattr(analysis, "check", held_check)
 
     async def main() -> None:
-        server = build_server()
         texts = {TOP: "v1"}
-        server.buffers = lambda: dict(texts)  # type: ignore[method-assign]
+        server = server_over(texts)
         recorded: list[str] = []
         server.record = lambda top, checked: recorded.append(checked)  # type: ignore[method-assign, assignment, arg-type, misc]
         server.schedule(TOP)  # idle: checked at once
@@ -80,9 +87,8 @@ def test_a_file_closed_while_checked_gets_no_diagnostics(
     monkeypatch.setattr(analysis, "check", held_check)
 
     async def main() -> None:
-        server = build_server()
         texts = {real: top.read_text(encoding="utf-8")}
-        server.buffers = lambda: dict(texts)  # type: ignore[method-assign]
+        server = server_over(texts)
         published: list[str] = []
         server.publish = lambda file, found, checked: published.append(file)  # type: ignore[method-assign, assignment, misc]
         server.publish_items = lambda file, items: published.append(file)  # type: ignore[method-assign]
@@ -117,9 +123,8 @@ def test_the_validators_are_made_once_after_the_first_check(
     validate._validator.cache_clear()
 
     async def main() -> None:
-        server = build_server()
         texts = {real: top.read_text(encoding="utf-8")}
-        server.buffers = lambda: dict(texts)  # type: ignore[method-assign]
+        server = server_over(texts)
         server.publish = lambda file, found, checked: None  # type: ignore[method-assign, assignment, misc]
         for value in ("31", "32"):
             texts[real] = texts[real].replace("30", value)
@@ -153,9 +158,8 @@ def test_a_check_that_raises_leaves_no_stale_results(
     monkeypatch.setattr(analysis, "check", sometimes_raising)
 
     async def main() -> None:
-        server = build_server()
         texts = {real: top.read_text(encoding="utf-8")}
-        server.buffers = lambda: dict(texts)  # type: ignore[method-assign]
+        server = server_over(texts)
         published: list[tuple[str, list[str]]] = []
 
         def capture(params: Any) -> None:
@@ -208,9 +212,8 @@ def test_a_file_whose_own_check_raised_is_not_failed_once_its_config_covers_it(
     monkeypatch.setattr(analysis, "check", raising_for_the_included_alone)
 
     async def main() -> None:
-        server = build_server()
         texts = {real_included: included.read_text(encoding="utf-8")}
-        server.buffers = lambda: dict(texts)  # type: ignore[method-assign]
+        server = server_over(texts)
         server.publish_items = lambda file, items: None  # type: ignore[method-assign]
         server.publish = lambda file, found, checked: None  # type: ignore[method-assign, assignment, misc]
         server.schedule(real_included)  # opened alone: its own check raises
