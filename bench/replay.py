@@ -29,6 +29,7 @@ largest process's.
                            # checkout (`git archive COMMIT | tar -x -C /tmp/base`)
     .venv/bin/python bench/replay.py --profile         # cProfile of the corpus, top 25
     .venv/bin/python bench/replay.py --only throughput --instructions 20   # + cachegrind counts
+    .venv/bin/python bench/replay.py --only throughput --base /tmp/base    # + another checkout
 """
 
 from __future__ import annotations
@@ -176,14 +177,15 @@ def replay(*args: str) -> list[str]:
     return [*LOOPCFG, "replay", *args, "--format", "json"]
 
 
-def warm_up(compiled: str | None = None) -> None:
-    """Each timed program once on one small transcript: its bytecode caches are written."""
+def warm_up(checkouts: dict[str, str] | None = None) -> None:
+    """Each timed program once on one small transcript: its bytecode caches are written
+    (`checkouts`: the other loopcfgs timed, by name, as for `throughput`)."""
     small = OUT / "warm-up"
     small.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(min(CORPUS.glob("*.jsonl"), key=lambda p: p.stat().st_size), small / "w.jsonl")
     timed(replay(str(small), "--jobs", "1"))
-    if compiled is not None:
-        timed(replay(str(small), "--jobs", "1"), compiled)
+    for pythonpath in (checkouts or {}).values():
+        timed(replay(str(small), "--jobs", "1"), pythonpath)
     for module in ("json", "orjson"):
         timed(floor(module, small))
 
@@ -218,22 +220,22 @@ def compiled_build() -> str:
 TRIAL = "replay --jobs 1, mypyc trial"
 
 
-def throughput(size_mb: int, rounds: int, compiled: str | None) -> None:
+def throughput(size_mb: int, rounds: int, checkouts: dict[str, str]) -> None:
     """Each program `rounds` times, one after the other in every round (replay, the two floors,
-    with `compiled` the trial's compiled replay), so that a change in the machine's load falls
-    on all of them alike; the median and the least CPU time of each. Ratios are of medians."""
+    then the replay of each other checkout: `checkouts` maps a name to its PYTHONPATH, the
+    mypyc trial or `--base`), so that a change in the machine's load falls on all of them
+    alike; the median and the least CPU time of each. Ratios are of medians."""
     folder, size = replicated_corpus(size_mb)
     files = len(list(folder.glob("*.jsonl")))
     print(f"corpus: {size / 1e6:.0f} MB in {files} copies of {CORPUS}")
-    warm_up(compiled)
+    warm_up(checkouts)
     command = replay(str(folder), "--jobs", "1")
     programs: list[tuple[str, list[str], str | None]] = [
         ("replay --jobs 1", command, None),
         ("json.loads per line", floor("json", folder), None),
         ("orjson.loads per line", floor("orjson", folder), None),
     ]
-    if compiled is not None:
-        programs.append((TRIAL, command, compiled))
+    programs += [(name, command, pythonpath) for name, pythonpath in checkouts.items()]
     cpu: dict[str, list[float]] = {name: [] for name, _, _ in programs}
     for _round in range(rounds):
         for name, program, pythonpath in programs:
@@ -253,8 +255,8 @@ def throughput(size_mb: int, rounds: int, compiled: str | None) -> None:
     floors = median["json.loads per line"], median["orjson.loads per line"]
     print(f"\nreplay / json.loads floor: {replay_cpu / floors[0]:.2f}x the CPU time")
     print(f"replay / orjson floor: {replay_cpu / floors[1]:.2f}x the CPU time")
-    if compiled is not None:
-        print(f"mypyc trial / replay: {median[TRIAL] / replay_cpu:.2f}x the CPU time")
+    for name in checkouts:
+        print(f"{name} / replay: {median[name] / replay_cpu:.2f}x the CPU time")
 
 
 def instructions(command: list[str], pythonpath: str | None = None) -> int:
@@ -274,22 +276,22 @@ def instructions(command: list[str], pythonpath: str | None = None) -> int:
     return int(found[1].replace(",", ""))
 
 
-def instruction_counts(size_mb: int, compiled: str | None) -> None:
+def instruction_counts(size_mb: int, checkouts: dict[str, str]) -> None:
     """The same programs under cachegrind on a smaller copy: counts that do not move with
     the machine's load (compiled code gains more in time than in instructions: it runs more of
     them per cycle than the interpreter's dispatch). Under valgrind OpenSSL cannot use the
     CPU's SHA extensions, so SHA-256 counts several times the instructions it needs natively:
     replay's count is high."""
     folder, size = replicated_corpus(size_mb, "corpus-small")
-    warm_up(compiled)
+    warm_up(checkouts)
     command = replay(str(folder), "--jobs", "1")
     counts = {
         "replay --jobs 1": instructions(command),
         "json.loads per line": instructions(floor("json", folder)),
         "orjson.loads per line": instructions(floor("orjson", folder)),
     }
-    if compiled is not None:
-        counts[TRIAL] = instructions(command, compiled)
+    for name, pythonpath in checkouts.items():
+        counts[name] = instructions(command, pythonpath)
     print(f"\ninstructions (cachegrind, {size / 1e6:.1f} MB, one run each):")
     print("\n| run | instructions | per byte | / replay's |\n|---|---|---|---|")
     replay_count = counts["replay --jobs 1"]
@@ -410,7 +412,9 @@ def main() -> None:
         help="--only interleaved: comma-separated counts of one-call sessions in one trace",
     )
     parser.add_argument(
-        "--base", help="--only interleaved: also run this checkout's loopcfg (PYTHONPATH)"
+        "--base",
+        help="throughput, --instructions and --only interleaved: also run this checkout's "
+        "loopcfg (PYTHONPATH)",
     )
     parser.add_argument("--dask", action="store_true", help="also the Dask measures")
     parser.add_argument("--profile", action="store_true")
@@ -433,11 +437,15 @@ def main() -> None:
         return
     timing = options.only in (None, "throughput")
     # Built once for both measures that run it (a build takes some 40 s of CPU).
-    compiled = compiled_build() if options.mypyc and (timing or options.instructions) else None
+    checkouts = {}
+    if options.mypyc and (timing or options.instructions):
+        checkouts[TRIAL] = compiled_build()
+    if options.base:
+        checkouts[f"replay --jobs 1, base ({options.base})"] = options.base
     if timing:
-        throughput(options.size_mb, options.rounds, compiled)
+        throughput(options.size_mb, options.rounds, checkouts)
     if options.instructions:
-        instruction_counts(options.instructions, compiled)
+        instruction_counts(options.instructions, checkouts)
     if options.only in (None, "memory"):
         memory(options.stuck_mb, options.sessions)
     if options.only == "stuck":
