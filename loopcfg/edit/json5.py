@@ -133,7 +133,7 @@ class Json5Editor:
         found: list[TextEdit] = []
         for operation in operations:
             found.extend(self.edits_of(operation))
-        return found
+        return found + self._emptied(found)
 
     def edits_of(self, operation: Operation) -> list[TextEdit]:
         root = self.document.root
@@ -250,6 +250,48 @@ class Json5Editor:
             edits.append(TextEdit(key_start, value_start, ""))
             edits += self.insert(entry.value, "id", entry.key.name, first=True)
         return edits
+
+    def _emptied(self, edits: list[TextEdit]) -> list[TextEdit]:
+        """An object or array that `edits` leave with nothing inside but blanks is written
+        `{}`/`[]`, not a `{` and a `}` on lines of their own: each deletion is computed alone,
+        so only the whole set knows that it emptied its container. A comment left inside, or
+        anything inserted there, keeps the container as it is."""
+        deletions = sorted((e.start, e.end) for e in edits if not e.text)
+        if not deletions:
+            return []
+        collapsed: list[TextEdit] = []
+        pending: list[Node] = [self.document.root]
+        while pending:
+            node = pending.pop()
+            if not isinstance(node, ObjectNode | ArrayNode) or node.span is None:
+                continue
+            opener = self.positions.start(node.span)
+            closer = self.positions.end(node.span) - 1
+            if not any(opener < end and start < closer for start, end in deletions):
+                continue  # nothing deleted inside: neither it nor what it holds emptied
+            if self._empties(opener, closer, edits):
+                collapsed.append(TextEdit(opener + 1, closer, ""))
+                continue  # what it holds goes with it
+            if isinstance(node, ObjectNode):
+                pending.extend(entry.value for entry in node.entries)
+            else:
+                pending.extend(node.items)
+        return collapsed
+
+    def _empties(self, opener: int, closer: int, edits: list[TextEdit]) -> bool:
+        """Whether the edits inside `{`...`}` (offsets of the brackets) leave only blanks."""
+        inside: list[TextEdit] = []
+        for edit in edits:
+            if edit.end <= opener or edit.start > closer:
+                continue
+            if edit.text or edit.start <= opener or edit.end > closer:
+                return False  # an insertion, or a deletion of the brackets themselves
+            inside.append(edit)
+        interior = self.text[opener + 1 : closer]
+        if not inside or not interior.strip():
+            return False
+        shifted = [TextEdit(e.start - opener - 1, e.end - opener - 1, "") for e in inside]
+        return not apply_edits(interior, shifted).strip()
 
     # -- pieces ------------------------------------------------------------------------------
 
