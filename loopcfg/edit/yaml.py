@@ -10,6 +10,7 @@ ruamel is imported only here, and only when a YAML file is edited.
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
 from typing import Any
 
 from loopcfg.edit.ops import (
@@ -19,7 +20,6 @@ from loopcfg.edit.ops import (
     ListToEntries,
     Operation,
     Rename,
-    Replace,
 )
 from loopcfg.edit.text import EditError
 from loopcfg.source.nodes import DocPath, Document, ObjectNode
@@ -42,8 +42,12 @@ def apply_yaml(document: Document, operations: list[Operation]) -> str:
     yaml.width = 4096  # never re-wrap long lines the user wrote
     yaml.indent(mapping=mapping, sequence=sequence or mapping, offset=offset or 0)
     data = yaml.load(text)
-    for operation in operations:
-        _apply(data, operation)
+    # Every path names a place in the file as written, as for the JSON5 editor: each one is
+    # found before any operation moves things (migrate turns agents.list into agents.entries
+    # and deletes knobs inside its items; a deleted item shifts the indexes after it).
+    steps = [_resolved(data, operation) for operation in operations]
+    for step in steps:
+        step()
     out = io.StringIO()
     yaml.dump(data, out)
     result = out.getvalue()
@@ -70,24 +74,46 @@ def _walk(data: Any, path: DocPath) -> Any:
     return data
 
 
-def _apply(data: Any, operation: Operation) -> None:
-    if isinstance(operation, Delete):
-        container = _walk(data, operation.path[:-1])
-        _delete(container, operation.path[-1])
-    elif isinstance(operation, Rename):
-        container = _walk(data, operation.path[:-1])
-        _rename(container, str(operation.path[-1]), operation.name)
-    elif isinstance(operation, Replace):
-        container = _walk(data, operation.path[:-1])
-        container[operation.path[-1]] = _plain(operation.value)
-    elif isinstance(operation, Insert):
+def _resolved(data: Any, operation: Operation) -> Callable[[], None]:
+    """The operation bound to the containers its path names now."""
+    if isinstance(operation, Insert):
         target = _walk(data, operation.path)
-        position = 0 if operation.first else len(target)
-        target.insert(position, operation.key, _plain(operation.value))
-    elif isinstance(operation, ListToEntries):
-        _list_to_entries(data, operation)
-    else:
-        _entries_to_list(data, operation)
+        return lambda: _insert(target, operation)
+    parent = _walk(data, operation.path[:-1])
+    if isinstance(operation, ListToEntries):
+        return lambda: _list_to_entries(parent, str(operation.path[-1]), operation)
+    if isinstance(operation, EntriesToList):
+        return lambda: _entries_to_list(parent, str(operation.path[-1]), operation)
+    where = _where(parent, operation.path[-1])
+    if isinstance(operation, Delete):
+        return lambda: _delete(parent, where())
+    if isinstance(operation, Rename):
+        return lambda: _rename(parent, str(where()), operation.name)
+    value = _plain(operation.value)
+    return lambda: parent.__setitem__(where(), value)
+
+
+def _where(container: Any, part: str | int) -> Callable[[], str | int]:
+    """Where `part` of `container` is when the step runs: a mapping's key, or the index a
+    sequence's item has by then (deleting an item shifts the ones after it)."""
+    from ruamel.yaml.comments import CommentedMap
+
+    if isinstance(container, CommentedMap):
+        return lambda: part
+    item = _walk(container, (part,))
+
+    def index() -> int:
+        for position, candidate in enumerate(container):
+            if candidate is item:
+                return position
+        raise EditError(f"the item at {part!r} was removed by another operation")
+
+    return index
+
+
+def _insert(target: Any, operation: Insert) -> None:
+    position = 0 if operation.first else len(target)
+    target.insert(position, operation.key, _plain(operation.value))
 
 
 def _delete(container: Any, part: str | int) -> None:
@@ -96,15 +122,30 @@ def _delete(container: Any, part: str | int) -> None:
     if isinstance(container, CommentedMap):
         keys = list(container)
         index = keys.index(part)
+        column = container.lc.key(part)[1]
         token = container.ca.items.pop(part, None)
         del container[part]
-        following = _following_lines(token)
-        if following:
-            if index == 0:
-                raise EditError("the comments after the first member would be lost")
-            _append_comment(container, keys[index - 1], following)
+        # No comment is deleted (docs/migrate.md): the member's own end-of-line comment stays
+        # on its own line where the member was, as the JSON5 editor leaves it.
+        lines = _own_line(token, column) + _following_lines(token)
+        if not lines:
+            return
+        if index > 0:
+            _append_comment(container, keys[index - 1], lines)
+        elif len(keys) > 1:
+            _comment_before(container, keys[1], lines)
+        else:
+            raise EditError("the comments of the only member would be lost")
         return
     del container[part]
+
+
+def _own_line(token: Any, column: int) -> str:
+    """A member's end-of-line comment as a line of its own at the member's column."""
+    if not token or len(token) < 3 or token[2] is None:
+        return ""
+    first = token[2].value.partition("\n")[0].strip()
+    return f"{' ' * column}{first}\n" if first.startswith("#") else ""
 
 
 def _following_lines(token: Any) -> str:
@@ -160,11 +201,9 @@ def _plain(value: object) -> Any:
     return value
 
 
-def _list_to_entries(data: Any, operation: ListToEntries) -> None:
+def _list_to_entries(parent: Any, old: str, operation: ListToEntries) -> None:
     from ruamel.yaml.comments import CommentedMap
 
-    parent = _walk(data, operation.path[:-1])
-    old = str(operation.path[-1])
     items = parent[old]
     record = CommentedMap()
     pending = ""  # comment lines after an item that became `x: {}`: they go before the next key
@@ -194,11 +233,9 @@ def _list_to_entries(data: Any, operation: ListToEntries) -> None:
         parent.ca.items[operation.name] = token
 
 
-def _entries_to_list(data: Any, operation: EntriesToList) -> None:
+def _entries_to_list(parent: Any, old: str, operation: EntriesToList) -> None:
     from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
-    parent = _walk(data, operation.path[:-1])
-    old = str(operation.path[-1])
     record = parent[old]
     items = CommentedSeq()
     for key, value in record.items():

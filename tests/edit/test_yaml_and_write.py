@@ -97,6 +97,37 @@ def test_yaml_rename_replace_insert_and_roster_round_trip() -> None:
     )
 
 
+def test_yaml_paths_name_the_file_as_written_as_for_json5() -> None:
+    # Operations are found in the file before any runs: knobs inside agents.list items go
+    # while the list becomes agents.entries, and deleted items do not shift later indexes.
+    operations = [
+        ListToEntries(("agents", "list"), ("main", "ops")),
+        Delete(("agents", "list", 1, "tools")),
+    ]
+    result = apply_operations(_yaml(), operations)  # type: ignore[arg-type]
+    value = to_python(parse_text(result, "c.yaml", "yaml").root)
+    assert value["agents"] == {"entries": {"main": {"default": True}, "ops": {}}}  # type: ignore[index]
+    assert "# second agent" in result
+    text = "a:\n  - 1\n  - 2\n  - 3\n  - 4\n"
+    json5_text = "{ a: [1, 2, 3, 4] }"
+    deletions = [Delete(("a", 0)), Delete(("a", 2)), Replace(("a", 3), 5)]
+    for written, fmt in ((text, "yaml"), (json5_text, "json5")):
+        edited = apply_operations(parse_text(written, "c", fmt), deletions)  # type: ignore[arg-type]
+        assert to_python(parse_text(edited, "c", fmt).root) == {"a": [2, 5]}, fmt
+
+
+def test_yaml_end_of_line_comment_stays_on_its_own_line() -> None:
+    # As in JSON5 (docs/migrate.md: no comment is ever deleted), for the first member too.
+    text = "tools:\n  loopDetection:\n    enabled: true  # on\n    historySize: 50  # raised\n"
+    result = apply_operations(_yaml(text), [Delete(("tools", "loopDetection", "historySize"))])  # type: ignore[arg-type]
+    assert result == "tools:\n  loopDetection:\n    enabled: true  # on\n    # raised\n"
+    first = "a:\n  x: 1  # about x\n  # after x\n  y: 2\n"
+    result = apply_operations(_yaml(first), [Delete(("a", "x"))])  # type: ignore[arg-type]
+    assert result == "a:\n  # about x\n  # after x\n  y: 2\n"
+    with pytest.raises(EditError):
+        apply_operations(_yaml("a:\n  x: 1  # about x\nb: 2\n"), [Delete(("a", "x"))])  # type: ignore[arg-type]
+
+
 def test_yaml_with_a_duplicate_key_is_not_edited() -> None:
     with pytest.raises(EditError):
         apply_operations(_yaml("a: 1\na: 2\nb: 3\n"), [Delete(("b",))])  # type: ignore[arg-type]

@@ -246,3 +246,60 @@ def test_generated_configs_migrate_idempotently_keeping_comments(
     # The result validates for the target (08 §8.5): no LC0xx error at all.
     errors = [d for d in findings(again, version) if d.code.startswith("LC0")]
     assert not [d for d in errors if d.severity == "error"], errors
+
+
+@st.composite
+def yaml_configs(draw: Any) -> str:
+    """The same configs as `configs`, written as YAML with a comment on every knob."""
+
+    def block(indent: str) -> list[str]:
+        chosen = draw(st.dictionaries(st.sampled_from(sorted(KNOBS)), st.just(0), max_size=4))
+        lines = [f"{indent}{k}: {json.dumps(draw(KNOBS[k]))}  # k{k}" for k in chosen]
+        if draw(st.booleans()):
+            switch = json.dumps(draw(st.booleans()))
+            lines += [f"{indent}detectors:", f"{indent}  pingPong: {switch}"]
+        if draw(st.booleans()):
+            window = draw(st.integers(1, 9))
+            lines += [f"{indent}postCompactionGuard:", f"{indent}  windowSize: {window}"]
+        return lines
+
+    ids = draw(st.lists(st.sampled_from(["main", "ops", "Night Owl", "x"]), max_size=4))
+    lines = ["# generated", "tools:", "  # the global block", "  loopDetection:"]
+    lines += block("    ") or ["    enabled: true"]
+    if ids:
+        lines += ["agents:", "  list:"]
+    for index, agent in enumerate(ids):
+        lines += [f"    # agent {index}", f"    - id: {json.dumps(agent)}"]
+        knobs = block("          ") if draw(st.booleans()) else []
+        if knobs:
+            lines += ["      tools:", "        loopDetection:", *knobs]
+    return "\n".join(lines) + "\n"
+
+
+@settings(max_examples=60, deadline=None)
+@given(yaml_configs(), st.sampled_from(["2026.9.6", "2026.4.12", "2026.5.4"]))
+def test_generated_yaml_configs_migrate_idempotently(
+    tmp_path_factory: pytest.TempPathFactory, text: str, version: str
+) -> None:
+    # Paths name the file as written for YAML too: knobs inside agents.list items are deleted
+    # while the list becomes agents.entries (ruamel's round trip applies them one by one).
+    path = tmp_path_factory.mktemp("migrate") / "c.yaml"
+    path.write_text(text, encoding="utf-8")
+    target = release_info(version)
+    assert target is not None
+    loaded = load_config(str(path))
+    plan = plan_migration(loaded, target, findings(loaded, version))
+    if plan.refused:  # only a config with errors of its own (ordering) is refused
+        assert any(d.severity == "error" for d in findings(loaded)), plan.refusals
+        return
+    after = plan.texts.get(str(path), (text, text))[1]
+    value = to_python(parse_text(after, "c.yaml", "yaml").root)
+    assert "# generated" in after
+    accepted = line_settings(target.line.id)
+    for block in _blocks(value):  # type: ignore[arg-type]
+        assert _keys(block) <= accepted
+    path.write_text(after, encoding="utf-8")
+    again = load_config(str(path))
+    assert plan_migration(again, target, findings(again, version)).texts == {}
+    errors = [d for d in findings(again, version) if d.code.startswith("LC0")]
+    assert not [d for d in errors if d.severity == "error"], errors
