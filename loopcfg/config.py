@@ -31,6 +31,7 @@ from loopcfg.source.nodes import (
     Node,
     ObjectNode,
     ScalarNode,
+    TooDeep,
     from_python,
 )
 
@@ -152,8 +153,12 @@ def loaded_from_python(
 
     `${VAR}` is substituted only when `env` is given: a dict usually holds final values.
     """
-    root = from_python(value)
     loaded = LoadedConfig(file, None)
+    try:
+        root = from_python(value)
+    except TooDeep as error:  # as a file nested that deep is refused by its parser
+        loaded.diagnostics.append(Diagnostic.at("LC001", "error", str(error), None, file=file))
+        return loaded
     if not isinstance(root, ObjectNode):
         loaded.diagnostics.append(_root_not_object(root, file))
         return loaded

@@ -34,7 +34,8 @@ ERROR_RULES: tuple[Rule, ...] = (
         what=(
             "Reports the first syntax error in a JSON5, JSON or YAML file, at the offending "
             "character, with what was expected there. An empty file, text that is not UTF-8, "
-            "binary data and nesting deeper than 200 levels are reported the same way. Parsing "
+            "binary data and nesting deeper than 200 levels are reported the same way (so is "
+            "a dict passed to the library that nests deeper, or holds itself). Parsing "
             "stops there, so there is one LC001 per file. In `replay`, a session line (or store "
             "row) that is not UTF-8, not JSON or longer than `--max-line-bytes` is an LC001 "
             "too: it is skipped, and the replay goes on."

@@ -20,6 +20,7 @@ from loopcfg.collector import paused
 from loopcfg.diagnostics import Diagnostic, Related
 from loopcfg.source.errors import SourceError
 from loopcfg.source.nodes import (
+    MAX_DEPTH,
     ArrayNode,
     Comment,
     DocPath,
@@ -38,8 +39,6 @@ from loopcfg.source.nodes import (
 )
 
 __all__ = ["MAX_DEPTH", "parse_json5"]
-
-MAX_DEPTH = 200
 
 # JSON5 WhiteSpace (TAB VT FF SP NBSP BOM and every Zs) and LineTerminator (LF CR LS PS).
 _WS_CHARS = "\t\n\v\f\r \xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"

@@ -518,8 +518,23 @@ def to_python(node: Node) -> object:
     return {entry.key.name: to_python(entry.value) for entry in node.entries}
 
 
+# How deep a config may nest: the parsers refuse more (LC001), and every later step walks the
+# tree recursively, within Python's stack.
+MAX_DEPTH = 200
+
+
+class TooDeep(ValueError):
+    """A plain value nested deeper than MAX_DEPTH, or holding itself."""
+
+
 def from_python(value: object, path: DocPath = ()) -> Node:
-    """Build a span-less tree from a plain value (what the API accepts instead of a file)."""
+    """Build a span-less tree from a plain value (what the API accepts instead of a file).
+
+    Held to the parsers' MAX_DEPTH (TooDeep), so a deep or self-containing dict is refused
+    as a file would be rather than exhausting the stack here or in a later step."""
+    if isinstance(value, dict | list | tuple) and len(path) >= MAX_DEPTH:
+        where = format_path(path[:6]) + "…"
+        raise TooDeep(f"nesting deeper than {MAX_DEPTH} levels (at {where})")
     if isinstance(value, dict):
         entries = [
             Entry(Key(str(name), None), from_python(item, (*path, str(name))))
