@@ -155,6 +155,7 @@ class _Walker:
         self.quoted: list[tuple[int, int]] = []
         self.walked: set[int] = set()  # ids of the composed nodes built once
         self.repeated = 0  # nodes built again, through an alias
+        self.merging: set[int] = set()  # ids of the mappings whose << merges are being walked
 
     def count(self, node: Any) -> None:
         """Count `node` against the alias budget when it is built a second time."""
@@ -203,13 +204,29 @@ class _Walker:
         written = {entry.key.name for entry in entries}
         inherited: list[Entry] = []
         for source in merged:
-            if source.id != "mapping":
-                raise self.fail("a << merge needs a mapping or a list of mappings", source)
-            for entry in self.entries(source, path, depth):
+            for entry in self.merged(node, source, path, depth):
                 if entry.key.name not in written:
                     written.add(entry.key.name)
                     inherited.append(entry)
         return inherited + entries
+
+    def merged(self, node: Any, source: Any, path: DocPath, depth: int) -> list[Entry]:
+        """The entries a `<<` merge of `source` into `node` brings. Each merge walks its
+        source again, so it counts against the alias budget like an alias does (ten levels
+        of ten merges of an empty mapping are 10^10 walks and nothing else to count); a
+        chain of merges nests like values do, and a mapping that merges itself is refused."""
+        if source.id != "mapping":
+            raise self.fail("a << merge needs a mapping or a list of mappings", source)
+        if id(source) in self.merging or source is node:
+            raise self.fail("a << merge takes in the mapping that holds it", source)
+        if depth > MAX_DEPTH:
+            raise self.fail(f"<< merges nested deeper than {MAX_DEPTH} levels", source)
+        self.count(source)
+        self.merging.add(id(node))
+        try:
+            return self.entries(source, path, depth + 1)
+        finally:
+            self.merging.discard(id(node))
 
     def remember(self, node: Any) -> None:
         if node.style in ("'", '"', "|", ">"):

@@ -75,6 +75,42 @@ def test_an_included_yaml_alias_bomb_is_refused_at_the_include(tmp_path: Path) -
     assert "alias" in loaded.diagnostics[0].message
 
 
+def merge_bomb(levels: int, fan: int = 10) -> str:
+    """`levels` anchors, each a mapping that `<<` merges `fan` aliases of the one before, the
+    first an empty mapping: fan**levels walks and no value to count (the 636-byte one of the
+    issue 15 red-team never finished)."""
+    lines = ["a0: &a0 {}"]
+    lines += [f"a{n}: &a{n} {{<<: [{', '.join([f'*a{n - 1}'] * fan)}]}}" for n in range(1, levels)]
+    return "\n".join([*lines, "tools: {loopDetection: {enabled: true}}", ""])
+
+
+@pytest.mark.parametrize("levels", [6, 10])
+def test_yaml_merge_bomb_is_refused_by_the_alias_budget(tmp_path: Path, levels: int) -> None:
+    path = tmp_path / "openclaw.yaml"
+    path.write_text(merge_bomb(levels), encoding="utf-8")
+    loaded = load_config(path)
+    assert [d.code for d in loaded.diagnostics] == ["LC001"]
+    assert str(MAX_ALIAS_NODES) in loaded.diagnostics[0].message
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a: &a\n  x: 1\n  <<: *a\ntools: {}\n",  # merges itself
+        "a: &a\n  x: 1\n  <<: [*a]\ntools: {}\n",
+        # through a mapping it holds: the value loop is met first, as nesting
+        "a: &a\n  x: 1\n  b: &b\n    <<: *a\n  <<: *b\n",
+    ],
+)
+def test_a_mapping_that_merges_itself_is_one_lc001(tmp_path: Path, text: str) -> None:
+    path = tmp_path / "openclaw.yaml"
+    path.write_text(text, encoding="utf-8")
+    code, out, _ = run(["validate", str(path)])
+    assert code == 1
+    assert out.count("LC001 error:") == 1
+    assert "<< merge takes in the mapping" in out or "nesting deeper than 200" in out
+
+
 # -- 2. $include fan-out --------------------------------------------------------------------------
 
 
