@@ -9,7 +9,10 @@ nothing is written. `write_atomic` writes a file the safe way; `unified_diff` sh
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections import Counter
+from collections.abc import Callable
+from itertools import accumulate
 
 from loopcfg.edit.ops import (
     Delete,
@@ -66,10 +69,10 @@ def apply_operations(document: Document, operations: list[Operation]) -> str:
 
 
 def _check_comments(before: Document, after: Document, operations: list[Operation]) -> None:
-    removed = _removed_spans(before, operations)
+    inside_removed = _within(_removed_spans(before, operations))
     kept = Counter(comment.text.strip() for comment in after.comments)
     for comment in before.comments:
-        if any(_inside(comment.span, span) for span in removed):
+        if inside_removed(comment.span):
             continue
         text = comment.text.strip()
         if kept[text] <= 0:
@@ -109,11 +112,19 @@ def _joined(start: Span | None, end: Span | None) -> list[Span]:
     return [Span(start.file, start.line, start.column, end.end_line, end.end_column)]
 
 
-def _inside(inner: Span, outer: Span) -> bool:
-    return (outer.line, outer.column) <= (inner.line, inner.column) and (
-        inner.end_line,
-        inner.end_column,
-    ) <= (outer.end_line, outer.end_column)
+def _within(spans: list[Span]) -> Callable[[Span], bool]:
+    """A test of whether a span lies inside one of `spans`, in O(log n): migrate removes
+    thousands of members of a big config, and every comment is tested."""
+    ordered = sorted(((s.line, s.column), (s.end_line, s.end_column)) for s in spans)
+    starts = [start for start, _ in ordered]
+    reach = list(accumulate((end for _, end in ordered), max))
+
+    def inside(span: Span) -> bool:
+        # The farthest reaching of the spans that start at or before this one.
+        index = bisect_right(starts, (span.line, span.column))
+        return index > 0 and reach[index - 1] >= (span.end_line, span.end_column)
+
+    return inside
 
 
 # Rename and Insert never remove a comment; they are listed for the reader of _removed_spans.
