@@ -26,12 +26,36 @@ from loopcfg.source.nodes import DocPath, Document, ObjectNode
 
 
 def apply_yaml(document: Document, operations: list[Operation]) -> str:
-    from ruamel.yaml import YAML
-    from ruamel.yaml.util import load_yaml_guess_indent
-
     if _has_duplicates(document.root):
         raise EditError("a YAML file with a key written twice is not edited; remove one first")
     text = document.text[1:] if document.text.startswith("\ufeff") else document.text
+    crlf = "\r\n" in text
+    if crlf:  # ruamel keeps a "\r" in each comment token it reads: edited as "\n", put back
+        text = text.replace("\r\n", "\n")
+    try:
+        result = _round_trip(text, document, operations)
+    except EditError:
+        raise
+    except Exception as error:  # ruamel's own limits (e.g. two << keys), or a shape not foreseen
+        raise EditError(f"the YAML round trip cannot make this edit: {_reason(error)}") from None
+    if crlf:
+        result = result.replace("\n", "\r\n")
+    return ("\ufeff" if document.text.startswith("\ufeff") else "") + result
+
+
+def _reason(error: Exception) -> str:
+    """One line: ruamel's problem and its line, else the error's first line."""
+    problem, mark = getattr(error, "problem", None), getattr(error, "problem_mark", None)
+    if isinstance(problem, str) and problem:
+        line = getattr(mark, "line", None)
+        return problem if not isinstance(line, int) else f"{problem} (line {line + 1})"
+    return (str(error).strip().splitlines() or [type(error).__name__])[0]
+
+
+def _round_trip(text: str, document: Document, operations: list[Operation]) -> str:
+    from ruamel.yaml import YAML
+    from ruamel.yaml.util import load_yaml_guess_indent
+
     from loopcfg.edit.json5 import indent_unit
 
     # ruamel guesses the sequence indentation (and the dash's offset); mappings are measured.
@@ -45,15 +69,18 @@ def apply_yaml(document: Document, operations: list[Operation]) -> str:
     # Every path names a place in the file as written, as for the JSON5 editor: each one is
     # found before any operation moves things (migrate turns agents.list into agents.entries
     # and deletes knobs inside its items; a deleted item shifts the indexes after it).
-    steps = [_resolved(data, operation) for operation in operations]
-    for step in steps:
+    # The same place named twice (a `$include`d piece used at two places, an anchored value
+    # reached through its aliases) is edited once.
+    steps: dict[tuple[object, ...], Callable[[], None]] = {}
+    alive: dict[int, list[int]] = {}
+    for operation in operations:
+        place, step = _resolved(data, document, operation, alive)
+        steps.setdefault(place, step)
+    for step in steps.values():
         step()
     out = io.StringIO()
     yaml.dump(data, out)
-    result = out.getvalue()
-    if "\r\n" in document.text:
-        result = result.replace("\n", "\r\n")
-    return ("\ufeff" if document.text.startswith("\ufeff") else "") + result
+    return out.getvalue()
 
 
 def _has_duplicates(node: object) -> bool:
@@ -74,41 +101,88 @@ def _walk(data: Any, path: DocPath) -> Any:
     return data
 
 
-def _resolved(data: Any, operation: Operation) -> Callable[[], None]:
-    """The operation bound to the containers its path names now."""
+Step = tuple[tuple[object, ...], Callable[[], None]]
+
+
+def _resolved(
+    data: Any, document: Document, operation: Operation, alive: dict[int, list[int]]
+) -> Step:
+    """The operation bound to the containers its path names now, and the place it edits (the
+    container's identity and what it does there)."""
     if isinstance(operation, Insert):
         target = _walk(data, operation.path)
-        return lambda: _insert(target, operation)
+        return (id(target), "insert", operation.key), lambda: _insert(target, operation)
     parent = _walk(data, operation.path[:-1])
+    last = operation.path[-1]
+    kind = type(operation).__name__
     if isinstance(operation, ListToEntries):
-        return lambda: _list_to_entries(parent, str(operation.path[-1]), operation)
+        return (id(parent), kind, last), lambda: _list_to_entries(parent, str(last), operation)
     if isinstance(operation, EntriesToList):
-        return lambda: _entries_to_list(parent, str(operation.path[-1]), operation)
-    where = _where(parent, operation.path[-1])
+        names = _written_keys(document, operation.path)
+        name = operation.name
+        return (id(parent), kind, last), lambda: _entries_to_list(parent, str(last), names, name)
+    _own_member(parent, last)
+    where, deleted = _where(parent, last, alive)
+    place: tuple[object, ...] = (id(parent), kind, last)
     if isinstance(operation, Delete):
-        return lambda: _delete(parent, where())
+
+        def delete() -> None:
+            at = where()
+            _delete(parent, at)
+            deleted(at)
+
+        return place, delete
     if isinstance(operation, Rename):
-        return lambda: _rename(parent, str(where()), operation.name)
+        return place, lambda: _rename(parent, str(where()), operation.name)
     value = _plain(operation.value)
-    return lambda: parent.__setitem__(where(), value)
+    return place, lambda: parent.__setitem__(where(), value)
 
 
-def _where(container: Any, part: str | int) -> Callable[[], str | int]:
-    """Where `part` of `container` is when the step runs: a mapping's key, or the index a
-    sequence's item has by then (deleting an item shifts the ones after it)."""
+def _own_member(container: Any, part: str | int) -> None:
+    """A member that a `<<` merge brings is written elsewhere (in the merged mapping, which
+    other mappings may merge too): refused rather than edited there."""
+    from ruamel.yaml.comments import CommentedMap
+
+    if isinstance(container, CommentedMap) and not any(
+        key == part for key, _ in container.non_merged_items()
+    ):
+        raise EditError(f"{part} comes from a YAML << merge; write it in place to edit it")
+
+
+def _written_keys(document: Document, path: DocPath) -> list[str]:
+    """The keys of the mapping at `path` as loopcfg reads them (`123:` is the id "123", not
+    the number ruamel makes of it), in written order."""
+    from loopcfg.edit.ops import locate
+
+    node = locate(document.root, path).node
+    if not isinstance(node, ObjectNode):
+        raise EditError(f"{'.'.join(map(str, path))} is not a mapping")
+    return [entry.key.name for entry in node.entries]
+
+
+def _where(
+    container: Any, part: str | int, alive: dict[int, list[int]]
+) -> tuple[Callable[[], str | int], Callable[[str | int], None]]:
+    """Where `part` of `container` is when the step runs, and what to note once it is
+    deleted: a mapping's key; for a sequence, the index its item has by then, found among
+    the original indexes still there (`alive`, one list per sequence), not by the item's
+    identity (equal scalars are often one object)."""
     from ruamel.yaml.comments import CommentedMap
 
     if isinstance(container, CommentedMap):
-        return lambda: part
-    item = _walk(container, (part,))
+        return (lambda: part), (lambda _at: None)
+    _walk(container, (part,))
+    positions = alive.setdefault(id(container), list(range(len(container))))
 
     def index() -> int:
-        for position, candidate in enumerate(container):
-            if candidate is item:
-                return position
-        raise EditError(f"the item at {part!r} was removed by another operation")
+        if part not in positions:
+            raise EditError(f"the item at {part!r} was removed by another operation")
+        return positions.index(int(part))
 
-    return index
+    def deleted(at: str | int) -> None:
+        positions.pop(int(at))
+
+    return index, deleted
 
 
 def _insert(target: Any, operation: Insert) -> None:
@@ -122,22 +196,42 @@ def _delete(container: Any, part: str | int) -> None:
     if isinstance(container, CommentedMap):
         keys = list(container)
         index = keys.index(part)
-        column = container.lc.key(part)[1]
+        column = _key_column(container, part)
         token = container.ca.items.pop(part, None)
         del container[part]
-        # No comment is deleted (docs/migrate.md): the member's own end-of-line comment stays
-        # on its own line where the member was, as the JSON5 editor leaves it.
-        lines = _own_line(token, column) + _following_lines(token)
+        # No comment is deleted (docs/migrate.md): those parked before the member, its own
+        # end-of-line comment (on a line of its own, as the JSON5 editor leaves it) and the
+        # lines below it stay where they were: before the next member, or after the one
+        # before. The only member's go with it; apply_operations refuses the edit if one of
+        # them was not inside what the operations remove.
+        lines = _before_lines(token) + _own_line(token, column) + _following_lines(token)
         if not lines:
             return
-        if index > 0:
-            _append_comment(container, keys[index - 1], lines)
-        elif len(keys) > 1:
-            _comment_before(container, keys[1], lines)
-        else:
-            raise EditError("the comments of the only member would be lost")
+        if index + 1 < len(keys):
+            _put_before(container, keys[index + 1], lines)
+        elif index > 0:
+            _put_after(container, keys[index - 1], lines)
         return
     del container[part]
+
+
+def _key_column(container: Any, part: Any) -> int:
+    """The column a key was written at (a key an earlier operation added has none: its
+    neighbours')."""
+    for key in (part, *container):
+        try:
+            column: int = container.lc.key(key)[1]
+        except (KeyError, TypeError, AttributeError):
+            continue
+        return column
+    return 0
+
+
+def _before_lines(token: Any) -> str:
+    """Comment lines parked before a member (by `_put_before`), as lines."""
+    if not token or len(token) < 2 or not token[1]:
+        return ""
+    return "".join(f"{' ' * comment.column}{comment.value.strip()}\n" for comment in token[1])
 
 
 def _own_line(token: Any, column: int) -> str:
@@ -170,11 +264,38 @@ def _append_comment(container: Any, key: Any, lines: str) -> None:
         slot[2].value = slot[2].value + lines
 
 
-def _comment_before(container: Any, key: Any, lines: str) -> None:
-    texts = [line.strip() for line in lines.splitlines() if line.strip()]
-    column = min(len(line) - len(line.lstrip()) for line in lines.splitlines() if line.strip())
-    body = "\n".join(text[1:].removeprefix(" ") if text.startswith("#") else text for text in texts)
-    container.yaml_set_comment_before_after_key(key, before=body, indent=column)
+def _put_before(container: Any, key: Any, lines: str) -> None:
+    """Comment lines (as written, `#` and indentation kept) before `key`, ahead of any that
+    were parked there already (those come from later in the file)."""
+    from ruamel.yaml.error import CommentMark
+    from ruamel.yaml.tokens import CommentToken
+
+    slot = container.ca.items.setdefault(key, [None, [], None, None])
+    if slot[1] is None:
+        slot[1] = []
+    comments = [
+        CommentToken(line.strip() + "\n", CommentMark(len(line) - len(line.lstrip())))
+        for line in lines.splitlines()
+        if line.strip()
+    ]
+    slot[1][:0] = comments
+
+
+def _put_after(container: Any, key: Any, lines: str) -> None:
+    """Comment lines after the member `key`, the last one left. ruamel prints a collection
+    key's comment right after `key:`, inside the block: there they go after its last member."""
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq
+
+    value = container[key]
+    if isinstance(value, CommentedMap) and len(value) and not value.fa.flow_style():
+        _put_after(value, list(value)[-1], lines)
+    elif isinstance(value, CommentedSeq) and len(value) and not value.fa.flow_style():
+        last = value[-1]
+        if not isinstance(last, CommentedMap) or not len(last) or last.fa.flow_style():
+            raise EditError("a comment after a list item cannot be kept in place")
+        _put_after(last, list(last)[-1], lines)
+    else:
+        _append_comment(container, key, lines)
 
 
 def _rename(container: Any, old: str, new: str) -> None:
@@ -210,17 +331,27 @@ def _list_to_entries(parent: Any, old: str, operation: ListToEntries) -> None:
     for item, key in zip(items, operation.keys, strict=True):
         if key is None:
             continue
-        token = None
+        lines, after = "", None
         if isinstance(item, CommentedMap) and "id" in item:
+            keys = list(item)
+            index = keys.index("id")
+            # Its end-of-line comment on a line of its own, then the lines below it: before
+            # the item's next key, or after the item when `id` was its last.
             token = item.ca.items.pop("id", None)
+            column = _key_column(item, "id")
+            lines = _before_lines(token) + _own_line(token, column) + _following_lines(token)
             del item["id"]
+            if index + 1 < len(keys):
+                after = keys[index + 1]
+            elif index > 0 and lines:
+                _put_after(item, keys[index - 1], lines)
+                lines = ""
         record[key] = item
         if pending:
-            _comment_before(record, key, pending)
+            _put_before(record, key, pending)
             pending = ""
-        lines = _following_lines(token)
-        if lines and isinstance(item, CommentedMap) and len(item):
-            _append_comment(item, list(item)[-1], lines)
+        if lines and after is not None:
+            _put_before(item, after, lines)
         else:
             pending = lines
     if pending:
@@ -233,12 +364,14 @@ def _list_to_entries(parent: Any, old: str, operation: ListToEntries) -> None:
         parent.ca.items[operation.name] = token
 
 
-def _entries_to_list(parent: Any, old: str, operation: EntriesToList) -> None:
+def _entries_to_list(parent: Any, old: str, names: list[str], name: str) -> None:
     from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
     record = parent[old]
+    if len(names) != len(record):  # a << merge into the roster
+        raise EditError("agents.entries with a << merge is not converted; write it out first")
     items = CommentedSeq()
-    for key, value in record.items():
+    for key, value in zip(names, record.values(), strict=True):
         if not isinstance(value, CommentedMap):
             raise EditError(f"agents.entries.{key} is not an object")
         value.insert(0, "id", key)
@@ -246,6 +379,6 @@ def _entries_to_list(parent: Any, old: str, operation: EntriesToList) -> None:
     index = list(parent).index(old)
     token = parent.ca.items.pop(old, None)
     del parent[old]
-    parent.insert(index, operation.name, items)
+    parent.insert(index, name, items)
     if token is not None:
-        parent.ca.items[operation.name] = token
+        parent.ca.items[name] = token

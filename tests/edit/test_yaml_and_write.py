@@ -176,3 +176,39 @@ def test_crlf_json5_keeps_its_line_terminators() -> None:
     text = "{\r\n  a: 1,\r\n  b: 2,\r\n}\r\n"
     result = apply_operations(parse_text(text, "c.json5", "json5"), [Insert((), "c", 3)])
     assert result == "{\r\n  a: 1,\r\n  b: 2,\r\n  c: 3,\r\n}\r\n"
+
+
+def _edited(text: str, *operations: object) -> str:
+    return apply_operations(parse_text(text, "c.yaml", "yaml"), list(operations))  # type: ignore[arg-type]
+
+
+def test_yaml_sequence_items_are_found_by_position_not_by_identity() -> None:
+    # Equal scalars are often one object in ruamel's data: the second `1` is not the first.
+    assert _edited("a:\n  - 1\n  - 1\n", Replace(("a", 1), 5)) == "a:\n  - 1\n  - 5\n"
+    assert _edited("a: [true, true, false]\n", Replace(("a", 1), False)) == (
+        "a: [true, false, false]\n"
+    )
+    operations = (Delete(("a", 0)), Delete(("a", 2)), Replace(("a", 3), 5))
+    assert _edited("a:\n  - 1\n  - 2\n  - 1\n  - 2\n", *operations) == "a:\n  - 2\n  - 5\n"
+
+
+def test_yaml_comments_of_neighbouring_deleted_members_all_stay_in_order() -> None:
+    text = "a:\n  x: 1  # cx\n  y: 2  # cy\n  z: 3\n"
+    expected = "a:\n  # cx\n  # cy\n  z: 3\n"
+    assert _edited(text, Delete(("a", "x")), Delete(("a", "y"))) == expected
+    assert _edited(text, Delete(("a", "y")), Delete(("a", "x"))) == expected
+
+
+def test_yaml_comment_of_a_last_member_after_a_block_goes_below_the_block() -> None:
+    text = "a:\n  on: true\n  detectors:\n    pingPong: false\n  threshold: 5  # my note\n"
+    assert _edited(text, Delete(("a", "threshold"))) == (
+        "a:\n  on: true\n  detectors:\n    pingPong: false\n  # my note\n"
+    )
+
+
+def test_yaml_comment_is_kept_as_written() -> None:
+    assert _edited("a:\n  x: 1 #c\n  y: 2\n", Delete(("a", "x"))) == "a:\n  #c\n  y: 2\n"
+
+
+def test_yaml_only_member_and_its_mapping_deleted_together() -> None:
+    assert _edited("a:\n  x: 1  # cx\nb: 3\n", Delete(("a", "x")), Delete(("a",))) == "b: 3\n"

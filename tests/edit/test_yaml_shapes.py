@@ -1,0 +1,136 @@
+"""YAML shapes that JSON5 does not have, through `fix` and `migrate` as users run them: one
+place reached by several paths (a `$include`d piece used twice, an anchored value and its
+aliases), keys that `<<` merges bring, non-string keys, CRLF files. Each failed before with a
+traceback or a wrong file; now each is edited once, or refused in one line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from loopcfg.cli import cli
+from loopcfg.config import load_config
+from tests.hostile.helpers import no_traceback
+
+ENV: dict[str, str | None] = {"NO_COLOR": None, "OPENCLAW_CONFIG_PATH": None}
+
+
+def _run(folder: Path, *args: str) -> tuple[int, str]:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(folder)
+        result = CliRunner().invoke(cli, list(args), env=ENV)
+    no_traceback(result.output)
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.output
+    return result.exit_code, result.output
+
+
+def _write(folder: Path, name: str, text: str) -> Path:
+    path = folder / name
+    path.write_bytes(text.encode())
+    return path
+
+
+def test_an_included_piece_used_twice_is_fixed_once(tmp_path: Path) -> None:
+    _write(tmp_path, "loop.yaml", "enabled: true\nwarningTreshold: 5\n")
+    _write(
+        tmp_path,
+        "openclaw.yaml",
+        'meta: {lastTouchedVersion: "2026.7.1-2"}\n'
+        "tools:\n  loopDetection:\n    $include: ./loop.yaml\n"
+        "agents:\n  list:\n    - id: a\n      tools:\n        loopDetection:\n"
+        "          $include: ./loop.yaml\n",
+    )
+    code, out = _run(tmp_path, "fix", "openclaw.yaml", "--write")
+    assert code == 0, out
+    assert (tmp_path / "loop.yaml").read_text() == "enabled: true\nwarningThreshold: 5\n"
+
+
+ANCHORED = (
+    'meta: {lastTouchedVersion: "2026.7.1-2"}\n'
+    "tools:\n  loopDetection: &ld\n    enabled: true\n    historySize: 40\n"
+    "    warningTreshold: 3\n"
+    "agents:\n  list:\n    - id: a\n      tools:\n        loopDetection: *ld\n"
+)
+
+
+def test_an_anchored_block_and_its_alias_are_edited_once(tmp_path: Path) -> None:
+    path = _write(tmp_path, "openclaw.yaml", ANCHORED)
+    code, out = _run(tmp_path, "fix", "openclaw.yaml", "--write")
+    assert code == 0, out
+    assert "warningThreshold: 3" in path.read_text() and "*ld" in path.read_text()
+    code, out = _run(tmp_path, "migrate", "openclaw.yaml", "--openclaw", "2026.9.6", "--write")
+    assert code == 0, out
+    migrated = path.read_text()
+    assert "historySize" not in migrated and "entries:" in migrated
+    assert load_config(path).ok
+
+
+def test_a_knob_a_merge_brings_is_refused_in_one_line(tmp_path: Path) -> None:
+    text = (
+        "base: &base {enabled: true, warningThreshold: 8}\n"
+        "tools:\n  loopDetection:\n    <<: *base\n"
+    )
+    path = _write(tmp_path, "a.yaml", text)
+    code, out = _run(tmp_path, "migrate", "a.yaml", "--openclaw", "2026.9.6", "--write")
+    assert code == 1
+    assert "warningThreshold comes from a YAML << merge; write it in place" in out
+    assert path.read_text() == text
+
+
+def test_two_merge_keys_ruamel_refuses_are_not_fixed_in_one_line(tmp_path: Path) -> None:
+    text = (
+        "a: &a {x: 1}\nb: &b {y: 2}\nc:\n  <<: *a\n  <<: *b\n"
+        'tools:\n  loopDetection:\n    historySize: "40"\n'
+    )
+    path = _write(tmp_path, "openclaw.yaml", text)
+    code, out = _run(tmp_path, "fix", "openclaw.yaml", "--write")
+    assert code == 1
+    line = next(line for line in out.splitlines() if "not fixed" in line)
+    assert 'found duplicate merge key "<<" (line 5)' in line
+    assert path.read_text() == text
+
+
+def test_entries_keys_that_yaml_reads_as_numbers_stay_ids(tmp_path: Path) -> None:
+    path = _write(
+        tmp_path,
+        "k.yaml",
+        'meta:\n  lastTouchedVersion: "2026.9.6"\n'
+        "agents:\n  entries:\n    main: {}\n    123: {}\n    true: {}\n    null: {}\n",
+    )
+    code, out = _run(tmp_path, "migrate", "k.yaml", "--openclaw", "2026.7.1-2", "--write")
+    assert code == 0, out
+    loaded = load_config(path)
+    assert loaded.ok, loaded.diagnostics
+    assert loaded.root is not None
+    roster = loaded.root.get("agents").get("list")  # type: ignore[union-attr]
+    assert [item.get("id").value for item in roster.items] == ["main", "123", "true", "null"]  # type: ignore[union-attr]
+
+
+def test_crlf_yaml_keeps_one_cr_per_line(tmp_path: Path) -> None:
+    text = (
+        '\ufeff# bom crlf\r\nmeta:\r\n  lastTouchedVersion: "2026.7.1-2"\r\n'
+        'tools:\r\n  loopDetection:\r\n    historySize: "40"  # q\r\n    warningTreshold: 5\r\n'
+    )
+    path = _write(tmp_path, "openclaw.yaml", text)
+    code, out = _run(tmp_path, "fix", "openclaw.yaml", "--write")
+    assert code == 0, out
+    written = path.read_bytes()
+    assert b"\r\r" not in written and written.count(b"\r\n") == text.count("\r\n")
+    assert b"# q\r\n" in written
+
+
+def test_a_comment_on_an_agents_id_line_is_kept(tmp_path: Path) -> None:
+    path = _write(
+        tmp_path,
+        "n.yaml",
+        'meta:\n  lastTouchedVersion: "2026.7.1-2"\n'
+        "agents:\n  list:\n    - id: a # first\n      tools: {loopDetection: {enabled: false}}\n"
+        "    - id: b\n",
+    )
+    code, out = _run(tmp_path, "migrate", "n.yaml", "--openclaw", "2026.9.6", "--write")
+    assert code == 0, out
+    migrated = path.read_text()
+    assert "# first" in migrated
+    assert migrated.index("a:") < migrated.index("# first") < migrated.index("tools:")
