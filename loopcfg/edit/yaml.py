@@ -111,7 +111,9 @@ def _resolved(
     container's identity and what it does there)."""
     if isinstance(operation, Insert):
         target = _walk(data, operation.path)
-        return (id(target), "insert", operation.key), lambda: _insert(target, operation)
+        # Only the same member inserted twice is one step; two values for one key are not.
+        inserted = (id(target), "insert", operation.key, repr(operation.value))
+        return inserted, lambda: _insert(target, operation)
     parent = _walk(data, operation.path[:-1])
     last = operation.path[-1]
     kind = type(operation).__name__
@@ -186,6 +188,8 @@ def _where(
 
 
 def _insert(target: Any, operation: Insert) -> None:
+    if operation.key in target:  # ruamel would overwrite it: what it held would be lost
+        raise EditError(f'"{operation.key}" is written there already')
     position = 0 if operation.first else len(target)
     target.insert(position, operation.key, _plain(operation.value))
 

@@ -134,3 +134,25 @@ def test_a_comment_on_an_agents_id_line_is_kept(tmp_path: Path) -> None:
     migrated = path.read_text()
     assert "# first" in migrated
     assert migrated.index("a:") < migrated.index("# first") < migrated.index("tools:")
+
+
+def test_two_flat_detector_switches_both_reach_detectors(tmp_path: Path) -> None:
+    # Both fixes insert `detectors` into the same block: ruamel overwrote the first with the
+    # second, and the second's value was lost once edits were made once per place.
+    path = _write(
+        tmp_path,
+        "a.yaml",
+        'meta:\n  lastTouchedVersion: "2026.4.12"\n'
+        "tools:\n  loopDetection:\n    enabled: true\n"
+        "    pingPong: false\n    genericRepeat: false\n",
+    )
+    code, out = _run(tmp_path, "fix", "a.yaml", "--write")
+    assert code == 0, out
+    loaded = load_config(path)
+    assert loaded.root is not None
+    block = loaded.root.get("tools").get("loopDetection")  # type: ignore[union-attr]
+    detectors = block.get("detectors")  # type: ignore[union-attr]
+    assert {e.key.name: e.value.value for e in detectors.entries} == {  # type: ignore[union-attr]
+        "pingPong": False,
+        "genericRepeat": False,
+    }
