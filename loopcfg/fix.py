@@ -179,10 +179,18 @@ def _fix_wrong_key(
         return None  # no single intended key (windowSize, detectorCooldownMs, ...)
     detectors = parent.get("detectors")
     value = to_python(entry.value)
-    if detectors is None:
+    if detectors is None and len(parent.entries) == 1:  # the only member becomes the block
         operations: tuple[Operation, ...] = (
+            Replace(path, {name: value}, occurrence),
+            Rename(path, "detectors", occurrence),
+        )
+    elif detectors is None:
+        # Added after the last member, or first when the key moved is the last member
+        # (the edit that removes it takes the place an insertion after it would need).
+        last = entry is parent.entries[-1]
+        operations = (
             Delete(path, occurrence),
-            Insert(parent.path, "detectors", {name: value}),
+            Insert(parent.path, "detectors", {name: value}, first=last),
         )
     elif isinstance(detectors, ObjectNode) and name not in detectors:
         operations = (Delete(path, occurrence), Insert(detectors.path, name, value))

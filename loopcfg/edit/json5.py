@@ -71,8 +71,9 @@ class Style:
             body = body.replace('\\"', '"').replace("'", "\\'")
         return f"{quote}{body}{quote}"
 
-    def value(self, value: object, indent: str) -> str:
-        """A plain value written at a place whose line is indented by `indent`."""
+    def value(self, value: object, indent: str, *, inline: bool = False) -> str:
+        """A plain value written at a place whose line is indented by `indent`; `inline`:
+        on one line (`{ a: 1 }`), where the text around it goes on after it."""
         if value is None or isinstance(value, bool):
             return json.dumps(value)
         if isinstance(value, int):
@@ -90,12 +91,19 @@ class Style:
         if isinstance(value, dict):
             if not value:
                 return "{}"
-            members = [f"{self.key(str(k))}: {self.value(v, inner)}" for k, v in value.items()]
+            members = [
+                f"{self.key(str(k))}: {self.value(v, inner, inline=inline)}"
+                for k, v in value.items()
+            ]
+            if inline:
+                return "{ " + ", ".join(members) + " }"
             return self._block("{", "}", members, indent, inner, comma)
         if isinstance(value, list | tuple):
             if not value:
                 return "[]"
-            items = [self.value(item, inner) for item in value]
+            items = [self.value(item, inner, inline=inline) for item in value]
+            if inline:
+                return "[" + ", ".join(items) + "]"
             return self._block("[", "]", items, indent, inner, comma)
         raise EditError(f"cannot write a {type(value).__name__}")
 
@@ -184,10 +192,15 @@ class Json5Editor:
         quote = None
         if isinstance(node, ScalarNode) and isinstance(node.value, str) and isinstance(value, str):
             quote = self.text[self.positions.start(span)]  # keep the string's own quotes
+        # Something else goes on after it on its line (`{ a: 1, b: 2 }`): written inline.
+        rest = self.text[
+            self.positions.end(span) : self.positions.line_end(self.positions.end(span))
+        ]
+        inline = bool(rest.strip().lstrip(",").strip())
         written = (
             self.style.string(value, quote)
             if quote in ("'", '"') and isinstance(value, str)
-            else self.style.value(value, indent)
+            else self.style.value(value, indent, inline=inline)
         )
         return self._replace_span(span, written)
 
@@ -284,8 +297,42 @@ class Json5Editor:
             if self._all_deleted(node, spans) and self._left_blank(opener, closer, spans):
                 collapsed.append(TextEdit(opener + 1, closer, ""))
                 continue  # what it holds goes with it
+            if not self.style.trailing_comma:
+                collapsed += self._dangling_comma(node, closer, spans)
             pending.extend(children)
         return collapsed
+
+    def _dangling_comma(
+        self, node: ObjectNode | ArrayNode, closer: int, spans: _EditSpans
+    ) -> list[TextEdit]:
+        """The comma after the last member left when the ones after it were deleted, in a
+        file that writes no trailing commas (plain JSON must not get one): each deletion
+        of a last member takes the comma before it, but that comma may be another deleted
+        member's, so only the whole set knows which comma ends up last."""
+        members: list[tuple[Key | Node, Node]] = (
+            [(entry.key, entry.value) for entry in node.entries]
+            if isinstance(node, ObjectNode)
+            else [(item, item) for item in node.items]
+        )
+        for position in range(len(members) - 1, -1, -1):
+            first, last = self._offsets(members[position][0]), self._offsets(members[position][1])
+            if first is None or last is None:
+                return []
+            if not spans.deleted(first[0], last[1]):
+                break
+        else:
+            return []  # every member deleted (or none): nothing is left to end with a comma
+        if position == len(members) - 1:
+            return []  # the last member is kept: its own comma habit stands
+        comma = self._comma_after(last[1])
+        if comma is None or spans.deleted(comma, comma + 1):
+            return []
+        if spans.between(comma, closer) is None:
+            return []
+        end = comma + 1
+        if self.positions.line_end(comma) >= closer:  # `[1, ]` -> `[1]`: the space goes too
+            end = _HORIZONTAL.match(self.text, end).end()  # type: ignore[union-attr]
+        return [TextEdit(comma, end, "")]
 
     def _offsets(self, node: Node | Key) -> tuple[int, int] | None:
         """Where a node's text starts and ends, from the offsets the parser kept when it has

@@ -5,6 +5,7 @@ the whole set (`Json5Editor.edits`)."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import json5
@@ -17,7 +18,7 @@ from loopcfg.edit.ops import locate
 from loopcfg.edit.text import Positions
 from loopcfg.source import parse_text
 from loopcfg.source.nodes import ArrayNode, ObjectNode, to_python
-from tests.edit.test_properties import _get, documents
+from tests.edit.test_properties import DOCUMENTS, Writer, _get, documents
 
 
 def _edit(text: str, *operations: Operation) -> str:
@@ -109,3 +110,74 @@ def test_an_emptied_container_is_bare_brackets_unless_a_comment_stays_in_it(case
     positions = Positions(result)
     written = result[positions.start(span) : positions.end(span)]
     assert (written in ("{}", "[]")) == (not commented), written
+
+
+def test_plain_json_gets_no_trailing_comma_when_its_last_members_go() -> None:
+    text = '{\n  "a": {\n    "keep": true,\n    "b": 1,\n    "c": 2\n  },\n  "d": [1, 2, 3]\n}\n'
+    document = parse_text(text, "t.json", "json")
+    operations = [Delete(("a", "b")), Delete(("a", "c")), Delete(("d", 1)), Delete(("d", 2))]
+    result = apply_operations(document, list(operations))
+    assert result == '{\n  "a": {\n    "keep": true\n  },\n  "d": [1]\n}\n'
+    import json
+
+    assert json.loads(result) == {"a": {"keep": True}, "d": [1]}
+
+
+def test_a_file_that_writes_trailing_commas_keeps_its_habit() -> None:
+    text = "{\n  a: 1,\n  b: 2,\n  c: 3,\n}\n"
+    assert _edit(text, Delete(("b",)), Delete(("c",))) == "{\n  a: 1,\n}\n"
+
+
+def test_a_flat_detector_switch_that_ends_its_block_is_fixed(tmp_path: Any) -> None:
+    # The review's LC012 case: the switch was the block's last member, so its deletion took
+    # the comma an insertion after it needed ("overlapping edits"); it goes first now, and
+    # a block of that switch alone becomes the detectors block in place.
+    from click.testing import CliRunner
+
+    from loopcfg.cli import cli
+
+    cases = {
+        "a.json": (
+            '{\n  "tools": {\n    "loopDetection": {\n      "enabled": true,\n'
+            '      "pingPong": false\n    }\n  }\n}\n'
+        ),
+        "b.json5": "{ tools: { loopDetection: { pingPong: false } } }\n",
+    }
+    for name, text in cases.items():
+        path = tmp_path / name
+        path.write_text(text, encoding="utf-8")
+        result = CliRunner().invoke(cli, ["fix", str(path), "--write"])
+        assert "LC012 fixed" in result.output, result.output
+        value = json5.loads(path.read_text(encoding="utf-8"))
+        assert value["tools"]["loopDetection"]["detectors"] == {"pingPong": False}
+    assert (tmp_path / "b.json5").read_text(encoding="utf-8") == (
+        "{ tools: { loopDetection: { detectors: { pingPong: false } } } }\n"
+    )
+
+
+TRAILING_COMMA = re.compile(r",(?:\s|//[^\n]*|/\*(?:[^*]|\*(?!/))*\*/)*[}\]]")
+
+
+@st.composite
+def deleted_without_trailing_commas(draw: Any) -> tuple[str, list[Operation]]:
+    value = draw(DOCUMENTS)
+    writer = Writer(False, draw(st.sampled_from("\"'")), draw(st.booleans()), draw)
+    text = f"// head\n{writer.value(value, '')}\n// tail\n"
+    path = draw(st.sampled_from(_containers(value)))
+    container = _get(value, path)
+    members = list(container.keys() if isinstance(container, dict) else range(len(container)))
+    if draw(st.booleans()):  # the members from one on: the last comma kept is not the last
+        chosen = members[draw(st.integers(0, len(members) - 1)) :]
+    else:
+        chosen = draw(st.lists(st.sampled_from(members), min_size=1, unique=True))
+    return text, [Delete((*path, member)) for member in chosen]
+
+
+@settings(max_examples=300, deadline=None)
+@given(deleted_without_trailing_commas())
+def test_a_file_without_trailing_commas_gets_none_from_deletions(case: Any) -> None:
+    text, operations = case
+    assert TRAILING_COMMA.search(text) is None
+    result = _edit(text, *operations)
+    assert TRAILING_COMMA.search(result) is None, result
+    json5.loads(result)
