@@ -378,6 +378,13 @@ def _entries_to_list(parent: Any, old: str, names: list[str], name: str) -> None
     for key, value in zip(names, record.values(), strict=True):
         if not isinstance(value, CommentedMap):
             raise EditError(f"agents.entries.{key} is not an object")
+        # The comments above the entry's first key stay with that key, below the new `id`
+        # (as docs/migrate.md says): ruamel would print them above the `- ` of the item.
+        above = value.ca.comment[1] if value.ca.comment and len(value) else None
+        if above:
+            value.ca.comment[1] = []
+            slot = value.ca.items.setdefault(next(iter(value)), [None, [], None, None])
+            slot[1] = [*above, *(slot[1] or [])]
         value.insert(0, "id", key)
         items.append(value)
     index = list(parent).index(old)

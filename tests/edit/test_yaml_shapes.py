@@ -156,3 +156,18 @@ def test_two_flat_detector_switches_both_reach_detectors(tmp_path: Path) -> None
         "pingPong": False,
         "genericRepeat": False,
     }
+
+
+def test_comments_above_an_entrys_first_key_stay_below_its_new_id(tmp_path: Path) -> None:
+    path = _write(
+        tmp_path,
+        "openclaw.yaml",
+        'meta:\n  lastTouchedVersion: "2026.9.6"\n'
+        "agents:\n  entries:\n    main:\n      # the main one\n      default: true\n"
+        "    ops: {}\n",
+    )
+    code, out = _run(tmp_path, "migrate", "openclaw.yaml", "--openclaw", "2026.7.1-2", "--write")
+    assert code == 0, out
+    migrated = path.read_text()
+    assert migrated.index("id: main") < migrated.index("# the main one")
+    assert migrated.index("# the main one") < migrated.index("default: true")
