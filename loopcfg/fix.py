@@ -224,14 +224,14 @@ def _fix_duplicate(document: Document, diagnostic: Diagnostic, span: Span) -> Fi
 
 
 def _fix_quoted(document: Document, diagnostic: Diagnostic, span: Span) -> Fix | str | None:
-    found = _WITHOUT_QUOTES.match(diagnostic.hint or "")
-    if found is None:
-        return None
     node = _node_at(document.root, span)
     if not isinstance(node, ScalarNode) or not isinstance(node.value, str):
         return None
-    if "${" in node.value:
-        return "the value comes from ${VAR}: set the variable, not the file"
+    if "${" in node.value:  # the file's own text, before substitution
+        return "the value comes from ${VAR}, which always gives a string: write the value itself"
+    found = _WITHOUT_QUOTES.match(diagnostic.hint or "")
+    if found is None:
+        return None
     written = found.group(1)
     value: object = {"true": True, "false": False}.get(written)
     if value is None:

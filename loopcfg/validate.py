@@ -576,7 +576,7 @@ def _integer_hint(node: Node) -> str | None:
         return None
     value = node.value
     if isinstance(value, str) and value.strip().isdigit() and int(value) > 0:
-        return f"write {int(value)} without quotes"
+        return _substituted_hint(node, str(int(value))) or f"write {int(value)} without quotes"
     if isinstance(value, int | float) and not isinstance(value, bool):
         if is_integer_value(value):
             return "the smallest value is 1"
@@ -588,8 +588,17 @@ def _boolean_hint(node: Node) -> str | None:
     if not (isinstance(node, ScalarNode) and isinstance(node.value, str)):
         return None
     if node.value.strip().lower() in ("true", "false"):
-        return f"write {node.value.strip().lower()} without quotes"
+        meant = node.value.strip().lower()
+        return _substituted_hint(node, meant) or f"write {meant} without quotes"
     return None
+
+
+def _substituted_hint(node: ScalarNode, meant: str) -> str | None:
+    """For a value a `${VAR}` gave: a substitution is always a string (01 §1.5), so neither
+    unquoting nor the variable's value can make it a number or a boolean."""
+    if node.raw is None or "${" not in node.raw:
+        return None
+    return f"a ${{VAR}} always gives a string: write {meant} in place of {node.raw.strip()}"
 
 
 def _unknown_keys(

@@ -154,6 +154,10 @@ def test_a_quoted_number_from_a_variable_is_not_fixed(tmp_path: Path) -> None:
     assert result.plan.texts == {}
     assert [s.diagnostic.code for s in result.plan.skipped] == ["LC002"]
     assert "${VAR}" in result.plan.skipped[0].reason
+    # Neither unquoting nor the variable can make a substitution a number (01 §1.5): the hint
+    # says what can, instead of "write 25 without quotes".
+    hint = result.plan.skipped[0].diagnostic.hint
+    assert hint == 'a ${VAR} always gives a string: write 25 in place of "${CRITICAL}"'
 
 
 def test_unsaved_texts_stand_in_for_files(tmp_path: Path) -> None:
