@@ -22,7 +22,7 @@ from loopcfg.edit.ops import (
     Rename,
 )
 from loopcfg.edit.text import EditError
-from loopcfg.source.nodes import DocPath, Document, ObjectNode
+from loopcfg.source.nodes import ArrayNode, DocPath, Document, Node, ObjectNode
 
 
 def apply_yaml(document: Document, operations: list[Operation]) -> str:
@@ -92,13 +92,43 @@ def _has_duplicates(node: object) -> bool:
     return isinstance(items, list) and any(_has_duplicates(item) for item in items)
 
 
-def _walk(data: Any, path: DocPath) -> Any:
+def _walk(data: Any, path: DocPath, node: Node | None = None) -> tuple[Any, Node | None]:
+    """The value at `path` in ruamel's data, and loopcfg's node there (`node`: the document's
+    root), walked together: a key is named as loopcfg reads it (`123:` is "123"), ruamel's
+    data holds what YAML made of it (123)."""
     for part in path:
         try:
-            data = data[part]
+            data = data[_ruamel_key(data, node, part)]
         except (KeyError, IndexError, TypeError):
             raise EditError(f"nothing at {path!r}") from None
-    return data
+        node = _child(node, part)
+    return data, node
+
+
+def _ruamel_key(container: Any, node: Node | None, part: str | int) -> Any:
+    """ruamel's key for the member loopcfg names `part`: the same string, or the key written
+    at that member's place (loopcfg lists what `<<` merges bring first, then its own)."""
+    from ruamel.yaml.comments import CommentedMap
+
+    if not isinstance(container, CommentedMap) or part in container:
+        return part
+    if not isinstance(node, ObjectNode):
+        return part
+    own = [key for key, _ in container.non_merged_items()]
+    names = [entry.key.name for entry in node.entries]
+    offset = len(names) - len(own)
+    for index in range(len(names) - 1, max(offset, 0) - 1, -1):
+        if names[index] == part:
+            return own[index - offset]
+    return part
+
+
+def _child(node: Node | None, part: str | int) -> Node | None:
+    if isinstance(node, ObjectNode) and isinstance(part, str):
+        return node.get(part)
+    if isinstance(node, ArrayNode) and isinstance(part, int) and 0 <= part < len(node.items):
+        return node.items[part]
+    return None
 
 
 Step = tuple[tuple[object, ...], Callable[[], None]]
@@ -110,12 +140,12 @@ def _resolved(
     """The operation bound to the containers its path names now, and the place it edits (the
     container's identity and what it does there)."""
     if isinstance(operation, Insert):
-        target = _walk(data, operation.path)
+        target, _ = _walk(data, operation.path, document.root)
         # Only the same member inserted twice is one step; two values for one key are not.
         inserted = (id(target), "insert", operation.key, repr(operation.value))
         return inserted, lambda: _insert(target, operation)
-    parent = _walk(data, operation.path[:-1])
-    last = operation.path[-1]
+    parent, node = _walk(data, operation.path[:-1], document.root)
+    last = _ruamel_key(parent, node, operation.path[-1])
     kind = type(operation).__name__
     if isinstance(operation, ListToEntries):
         return (id(parent), kind, last), lambda: _list_to_entries(parent, str(last), operation)
@@ -135,12 +165,12 @@ def _resolved(
 
         return place, delete
     if isinstance(operation, Rename):
-        return place, lambda: _rename(parent, str(where()), operation.name)
+        return place, lambda: _rename(parent, where(), operation.name)
     value = _plain(operation.value)
     return place, lambda: parent.__setitem__(where(), value)
 
 
-def _own_member(container: Any, part: str | int) -> None:
+def _own_member(container: Any, part: Any) -> None:
     """A member that a `<<` merge brings is written elsewhere (in the merged mapping, which
     other mappings may merge too): refused rather than edited there."""
     from ruamel.yaml.comments import CommentedMap
@@ -163,8 +193,8 @@ def _written_keys(document: Document, path: DocPath) -> list[str]:
 
 
 def _where(
-    container: Any, part: str | int, alive: dict[int, list[int]]
-) -> tuple[Callable[[], str | int], Callable[[str | int], None]]:
+    container: Any, part: Any, alive: dict[int, list[int]]
+) -> tuple[Callable[[], Any], Callable[[Any], None]]:
     """Where `part` of `container` is when the step runs, and what to note once it is
     deleted: a mapping's key; for a sequence, the index its item has by then, found among
     the original indexes still there (`alive`, one list per sequence), not by the item's
@@ -194,7 +224,7 @@ def _insert(target: Any, operation: Insert) -> None:
     target.insert(position, operation.key, _plain(operation.value))
 
 
-def _delete(container: Any, part: str | int) -> None:
+def _delete(container: Any, part: Any) -> None:
     from ruamel.yaml.comments import CommentedMap
 
     if isinstance(container, CommentedMap):
@@ -302,7 +332,7 @@ def _put_after(container: Any, key: Any, lines: str) -> None:
         _append_comment(container, key, lines)
 
 
-def _rename(container: Any, old: str, new: str) -> None:
+def _rename(container: Any, old: Any, new: str) -> None:
     keys = list(container)
     index = keys.index(old)
     value = container[old]

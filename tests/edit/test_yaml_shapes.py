@@ -171,3 +171,24 @@ def test_comments_above_an_entrys_first_key_stay_below_its_new_id(tmp_path: Path
     migrated = path.read_text()
     assert migrated.index("id: main") < migrated.index("# the main one")
     assert migrated.index("# the main one") < migrated.index("default: true")
+
+
+def test_a_key_yaml_reads_as_a_number_is_found_by_its_written_name(tmp_path: Path) -> None:
+    # loopcfg names `123:` "123"; ruamel's data holds the number 123. A fix below it looked
+    # for "123" and refused ("nothing at ..."); deleting `1:` raised ValueError.
+    path = _write(
+        tmp_path,
+        "openclaw.yaml",
+        'meta:\n  lastTouchedVersion: "2026.7.1-2"\n'
+        "agents:\n  entries:\n    123:\n      tools:\n        loopDetection:\n"
+        "          warningTreshold: 3\n",
+    )
+    from loopcfg.edit import Delete, Rename, apply_operations
+    from loopcfg.source import parse_text
+
+    document = parse_text(path.read_text(), str(path), "yaml")
+    block = ("agents", "entries", "123", "tools", "loopDetection")
+    renamed = apply_operations(document, [Rename((*block, "warningTreshold"), "warningThreshold")])
+    assert "    123:\n" in renamed and "warningThreshold: 3" in renamed
+    numbers = parse_text("a:\n  1: one\n  2: two\n", "c.yaml", "yaml")
+    assert apply_operations(numbers, [Delete(("a", "1"))]) == "a:\n  2: two\n"
