@@ -32,6 +32,14 @@ def _write(folder: Path, name: str, text: str) -> Path:
     return path
 
 
+def _migrated(folder: Path, text: str, version: str) -> str:
+    """The text `migrate --write` leaves of a YAML config (it must succeed)."""
+    path = _write(folder, "openclaw.yaml", text)
+    code, out = _run(folder, "migrate", "openclaw.yaml", "--openclaw", version, "--write")
+    assert code == 0, out
+    return path.read_text()
+
+
 def test_an_included_piece_used_twice_is_fixed_once(tmp_path: Path) -> None:
     _write(tmp_path, "loop.yaml", "enabled: true\nwarningTreshold: 5\n")
     _write(
@@ -93,15 +101,12 @@ def test_two_merge_keys_ruamel_refuses_are_not_fixed_in_one_line(tmp_path: Path)
 
 
 def test_entries_keys_that_yaml_reads_as_numbers_stay_ids(tmp_path: Path) -> None:
-    path = _write(
-        tmp_path,
-        "k.yaml",
+    text = (
         'meta:\n  lastTouchedVersion: "2026.9.6"\n'
-        "agents:\n  entries:\n    main: {}\n    123: {}\n    true: {}\n    null: {}\n",
+        "agents:\n  entries:\n    main: {}\n    123: {}\n    true: {}\n    null: {}\n"
     )
-    code, out = _run(tmp_path, "migrate", "k.yaml", "--openclaw", "2026.7.1-2", "--write")
-    assert code == 0, out
-    loaded = load_config(path)
+    _migrated(tmp_path, text, "2026.7.1-2")
+    loaded = load_config(tmp_path / "openclaw.yaml")
     assert loaded.ok, loaded.diagnostics
     assert loaded.root is not None
     roster = loaded.root.get("agents").get("list")  # type: ignore[union-attr]
@@ -122,16 +127,12 @@ def test_crlf_yaml_keeps_one_cr_per_line(tmp_path: Path) -> None:
 
 
 def test_a_comment_on_an_agents_id_line_is_kept(tmp_path: Path) -> None:
-    path = _write(
-        tmp_path,
-        "n.yaml",
+    text = (
         'meta:\n  lastTouchedVersion: "2026.7.1-2"\n'
         "agents:\n  list:\n    - id: a # first\n      tools: {loopDetection: {enabled: false}}\n"
-        "    - id: b\n",
+        "    - id: b\n"
     )
-    code, out = _run(tmp_path, "migrate", "n.yaml", "--openclaw", "2026.9.6", "--write")
-    assert code == 0, out
-    migrated = path.read_text()
+    migrated = _migrated(tmp_path, text, "2026.9.6")
     assert "# first" in migrated
     assert migrated.index("a:") < migrated.index("# first") < migrated.index("tools:")
 
@@ -159,16 +160,12 @@ def test_two_flat_detector_switches_both_reach_detectors(tmp_path: Path) -> None
 
 
 def test_comments_above_an_entrys_first_key_stay_below_its_new_id(tmp_path: Path) -> None:
-    path = _write(
-        tmp_path,
-        "openclaw.yaml",
+    text = (
         'meta:\n  lastTouchedVersion: "2026.9.6"\n'
         "agents:\n  entries:\n    main:\n      # the main one\n      default: true\n"
-        "    ops: {}\n",
+        "    ops: {}\n"
     )
-    code, out = _run(tmp_path, "migrate", "openclaw.yaml", "--openclaw", "2026.7.1-2", "--write")
-    assert code == 0, out
-    migrated = path.read_text()
+    migrated = _migrated(tmp_path, text, "2026.7.1-2")
     assert migrated.index("id: main") < migrated.index("# the main one")
     assert migrated.index("# the main one") < migrated.index("default: true")
 
