@@ -90,7 +90,12 @@ def fix_command(
             if not write:
                 out.append(unified_diff(before, after, name).rstrip("\n"))
         verb = "fixed" if write else "would fix"
-        out += [fix_line(fix.diagnostic, verb, fix.description) for fix in result.plan.fixes]
+        # One line per place and edit: a $include'd piece used at three places is one fix
+        # in one file, whatever the three diagnostics found through it.
+        done = list(
+            dict.fromkeys(fix_line(f.diagnostic, verb, f.description) for f in result.plan.fixes)
+        )
+        out += done
         out += [fix_line(s.diagnostic, "not fixed", s.reason) for s in result.plan.skipped]
         remaining = result.remaining
         if write and result.plan.texts:
@@ -103,13 +108,13 @@ def fix_command(
             remaining = fix_config(
                 reload(), openclaw=openclaw
             ).found  # validated again, from the written files
-        fixed_total += len(result.plan.fixes)
+        fixed_total += len(done)
         out += diagnostic_lines(remaining)
         if any(d.severity == "error" for d in remaining):
             exit_code = max(exit_code, 1)
         left = len(remaining)
         out.append(
-            f"{path}: {plural(len(result.plan.fixes), 'fix')} "
+            f"{path}: {plural(len(done), 'fix')} "
             f"{'applied' if write else 'to apply'}, {plural(left, 'finding')} "
             f"{'remain' if left != 1 else 'remains'}."
         )

@@ -53,6 +53,8 @@ def test_an_included_piece_used_twice_is_fixed_once(tmp_path: Path) -> None:
     code, out = _run(tmp_path, "fix", "openclaw.yaml", "--write")
     assert code == 0, out
     assert (tmp_path / "loop.yaml").read_text() == "enabled: true\nwarningThreshold: 5\n"
+    # One edit in one file: reported once, whatever the two diagnostics found through it.
+    assert out.count("LC003 fixed") == 1 and "1 fix applied" in out
 
 
 ANCHORED = (
