@@ -24,9 +24,9 @@ from loopcfg.edit.ops import (
     Replace,
     locate,
 )
-from loopcfg.edit.text import EditError, TextEdit, apply_edits
+from loopcfg.edit.text import EditError, Positions, TextEdit, apply_edits
 from loopcfg.edit.write import unified_diff, write_atomic
-from loopcfg.source.nodes import Document, ObjectNode, Span
+from loopcfg.source.nodes import Document, Node, ObjectNode, Span
 
 __all__ = [
     "Delete",
@@ -82,14 +82,15 @@ def _check_comments(before: Document, after: Document, operations: list[Operatio
 
 def _removed_spans(document: Document, operations: list[Operation]) -> list[Span]:
     spans: list[Span] = []
+    written_end = _WrittenEnd(document)
     for operation in operations:
         if isinstance(operation, Delete):
             located = locate(document.root, operation.path, operation.occurrence)
             start = located.entry.key.span if located.entry is not None else located.node.span
-            spans.extend(_joined(start, located.node.span))
+            spans.extend(_joined(start, written_end(located.node)))
         elif isinstance(operation, Replace):
             node = locate(document.root, operation.path, operation.occurrence).node
-            spans.extend(_joined(node.span, node.span))
+            spans.extend(_joined(node.span, written_end(node)))
         elif isinstance(operation, ListToEntries):
             array = locate(document.root, operation.path).node
             for item, key in zip(getattr(array, "items", []), operation.keys, strict=False):
@@ -104,6 +105,39 @@ def _removed_spans(document: Document, operations: list[Operation]) -> list[Span
             for entry in getattr(record, "entries", []):
                 spans.extend(_joined(entry.key.span, entry.value.span))  # only key..value moves
     return spans
+
+
+class _WrittenEnd:
+    """Where a value's own text ends. A YAML block collection's span runs on to the next
+    token, over the comment lines after its last member (which belong to what follows, and
+    which ruamel keeps on that last member): such a collection ends where its last member's
+    value does. A flow collection ends at its bracket, a JSON5 value at its own end."""
+
+    def __init__(self, document: Document) -> None:
+        self.yaml = document.format == "yaml"
+        self.positions = Positions(document.text) if self.yaml else None
+
+    def __call__(self, node: Node) -> Span | None:
+        span = node.span
+        block = False
+        while self.positions is not None and span is not None:
+            children = (
+                [entry.value for entry in node.entries]
+                if isinstance(node, ObjectNode)
+                else getattr(node, "items", None)
+            )
+            end = self.positions.end(span)
+            if not children or self.positions.text[end - 1 : end] in ("}", "]"):
+                break
+            node, block = children[-1], True
+            span = node.span
+        if not block or span is None or self.positions is None:
+            return span
+        # The block's last line is its own to the end: an end-of-line comment there goes too.
+        end = self.positions.line_end(self.positions.end(span))
+        line = self.positions.line_of(end)
+        column = end - self.positions.line_starts[line - 1] + 1
+        return Span(span.file, span.line, span.column, line, column)
 
 
 def _joined(start: Span | None, end: Span | None) -> list[Span]:

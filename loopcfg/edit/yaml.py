@@ -73,11 +73,14 @@ def _round_trip(text: str, document: Document, operations: list[Operation]) -> s
     # reached through its aliases) is edited once.
     steps: dict[tuple[object, ...], Callable[[], None]] = {}
     alive: dict[int, list[int]] = {}
+    orphans: list[tuple[Any, str]] = []
     for operation in operations:
-        place, step = _resolved(data, document, operation, alive)
+        place, step = _resolved(data, document, operation, alive, orphans)
         steps.setdefault(place, step)
     for step in steps.values():
         step()
+    for container, lines in orphans:
+        _below_emptied(data, container, lines)
     out = io.StringIO()
     yaml.dump(data, out)
     return out.getvalue()
@@ -135,7 +138,11 @@ Step = tuple[tuple[object, ...], Callable[[], None]]
 
 
 def _resolved(
-    data: Any, document: Document, operation: Operation, alive: dict[int, list[int]]
+    data: Any,
+    document: Document,
+    operation: Operation,
+    alive: dict[int, list[int]],
+    orphans: list[tuple[Any, str]],
 ) -> Step:
     """The operation bound to the containers its path names now, and the place it edits (the
     container's identity and what it does there)."""
@@ -160,7 +167,9 @@ def _resolved(
 
         def delete() -> None:
             at = where()
-            _delete(parent, at)
+            left = _delete(parent, at, top=parent is data)
+            if left:  # the mapping's last member: its comments go below the mapping, later
+                orphans.append((parent, left))
             deleted(at)
 
         return place, delete
@@ -224,7 +233,10 @@ def _insert(target: Any, operation: Insert) -> None:
     target.insert(position, operation.key, _plain(operation.value))
 
 
-def _delete(container: Any, part: Any) -> None:
+def _delete(container: Any, part: Any, *, top: bool = False) -> str:
+    """Delete a member or item, keeping its comments; returns those of a mapping's last
+    member, which have no member left beside them (`_below_emptied` places them). `top`:
+    the document's own mapping, whose comments above its first key head the file."""
     from ruamel.yaml.comments import CommentedMap
 
     if isinstance(container, CommentedMap):
@@ -232,21 +244,145 @@ def _delete(container: Any, part: Any) -> None:
         index = keys.index(part)
         column = _key_column(container, part)
         token = container.ca.items.pop(part, None)
+        trailing = _trailing_lines(container[part])
         del container[part]
         # No comment is deleted (docs/migrate.md): those parked before the member, its own
-        # end-of-line comment (on a line of its own, as the JSON5 editor leaves it) and the
-        # lines below it stay where they were: before the next member, or after the one
-        # before. The only member's go with it; apply_operations refuses the edit if one of
-        # them was not inside what the operations remove.
+        # end-of-line comment (on a line of its own, as the JSON5 editor leaves it), the
+        # lines below it and those below its block (kept on the block's last member) stay
+        # where they were: before the next member, or after the one before, or (the only
+        # member's) below the emptied mapping.
         lines = _before_lines(token) + _own_line(token, column) + _following_lines(token)
+        lines += trailing
+        if len(keys) == 1 and not top:  # emptied: the lines above its first key go below
+            lines = _take_above(container) + lines
         if not lines:
-            return
+            return ""
         if index + 1 < len(keys):
             _put_before(container, keys[index + 1], lines)
         elif index > 0:
             _put_after(container, keys[index - 1], lines)
-        return
+        else:
+            return lines
+        return ""
+    # A sequence item: the lines below it (its own, or its block's) go below the item before.
+    token = container.ca.items.pop(part, None)
+    try:
+        column = container.lc.item(part)[1]
+    except (KeyError, TypeError, AttributeError, IndexError):
+        column = 0
+    lines = _own_line(token, column, slot=0) + _following_lines(token, slot=0)
+    lines += _trailing_lines(container[part])
     del container[part]
+    _shift_item_comments(container, part)
+    if lines and part > 0:
+        _put_after_item(container, part - 1, lines)
+    return ""
+
+
+def _below_emptied(data: Any, emptied: Any, lines: str) -> None:
+    """Comment lines below a mapping that lost its last member (`main: {}`), found where it
+    is once every operation ran (migrate moves agents from the list into entries). Not
+    found or not emptied after all: dropped, and apply_operations refuses the edit if one
+    of them was not inside what the operations removed."""
+    from ruamel.yaml.comments import CommentedMap
+
+    if len(emptied):
+        _put_after(emptied, list(emptied)[-1], lines)
+        return
+    found = _holder(data, emptied)
+    if found is not None and isinstance(found[0], CommentedMap):
+        slot = found[0].ca.items.get(found[1])
+        if slot and len(slot) > 3:
+            slot[3] = None  # ruamel's second hold of the lines `_take_above` moved
+    while found is not None:
+        holder, key = found
+        if not isinstance(holder, CommentedMap):
+            _put_after_item(holder, key, lines)  # after `- {}`
+            return
+        keys = list(holder)
+        position = keys.index(key)
+        if position + 1 < len(keys):  # ruamel prints a key's own comment before its `{}`
+            _put_before(holder, keys[position + 1], lines)
+            return
+        found = _holder(data, holder)  # the last member: below what holds the mapping
+
+
+def _holder(data: Any, wanted: Any) -> tuple[Any, Any] | None:
+    """The mapping or sequence holding `wanted` (by identity), and its key or index."""
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq
+
+    pending, seen = [data], set()
+    while pending:
+        node = pending.pop()
+        if id(node) in seen:  # an anchored value reached again through an alias
+            continue
+        seen.add(id(node))
+        pairs = (
+            node.items()
+            if isinstance(node, CommentedMap)
+            else enumerate(node)
+            if isinstance(node, CommentedSeq)
+            else ()
+        )
+        for key, value in pairs:
+            if value is wanted:
+                return node, key
+            pending.append(value)
+    return None
+
+
+def _take_above(mapping: Any) -> str:
+    """The comment lines above a mapping's first key (ruamel keeps them on the mapping, and
+    on the key that holds it), taken off: `{}` cannot print them."""
+    above = mapping.ca.comment[1] if mapping.ca.comment and len(mapping.ca.comment) > 1 else None
+    if not above:
+        return ""
+    mapping.ca.comment[1] = []
+    return "".join(f"{' ' * token.column}{token.value.strip()}\n" for token in above)
+
+
+def _trailing_lines(value: Any) -> str:
+    """The comment lines below a block collection: ruamel keeps them on its deepest last
+    member, but they belong to what follows it."""
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq
+
+    if not isinstance(value, CommentedMap | CommentedSeq) or not len(value):
+        return ""
+    if value.fa.flow_style():
+        return ""
+    last = list(value)[-1] if isinstance(value, CommentedMap) else len(value) - 1
+    inner = value[last]
+    if isinstance(inner, CommentedMap | CommentedSeq) and len(inner) and not inner.fa.flow_style():
+        return _trailing_lines(inner)
+    slot = 2 if isinstance(value, CommentedMap) else 0
+    return _following_lines(value.ca.items.get(last), slot=slot)
+
+
+def _shift_item_comments(sequence: Any, deleted: int) -> None:
+    """ruamel keys a sequence's comments by index: those after a deleted item move up one."""
+    items = sequence.ca.items
+    for index in sorted(i for i in items if isinstance(i, int) and i > deleted):
+        items[index - 1] = items.pop(index)
+
+
+def _put_after_item(sequence: Any, index: int, lines: str) -> None:
+    """Comment lines below a sequence's item: after its block, or in its own slot."""
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq
+    from ruamel.yaml.error import CommentMark
+    from ruamel.yaml.tokens import CommentToken
+
+    item = sequence[index]
+    if isinstance(item, CommentedMap | CommentedSeq) and len(item) and not item.fa.flow_style():
+        if isinstance(item, CommentedMap):
+            _put_after(item, list(item)[-1], lines)
+        else:
+            _put_after_item(item, len(item) - 1, lines)
+        return
+    slot = sequence.ca.items.setdefault(index, [None, None, None, None])
+    if slot[0] is None:
+        slot[0] = CommentToken("\n" + lines, CommentMark(0))
+    else:
+        slot[0].value += lines
 
 
 def _key_column(container: Any, part: Any) -> int:
@@ -268,19 +404,21 @@ def _before_lines(token: Any) -> str:
     return "".join(f"{' ' * comment.column}{comment.value.strip()}\n" for comment in token[1])
 
 
-def _own_line(token: Any, column: int) -> str:
-    """A member's end-of-line comment as a line of its own at the member's column."""
-    if not token or len(token) < 3 or token[2] is None:
+def _own_line(token: Any, column: int, slot: int = 2) -> str:
+    """A member's end-of-line comment as a line of its own at the member's column (`slot`
+    as for `_following_lines`)."""
+    if not token or len(token) <= slot or token[slot] is None:
         return ""
-    first = token[2].value.partition("\n")[0].strip()
+    first = token[slot].value.partition("\n")[0].strip()
     return f"{' ' * column}{first}\n" if first.startswith("#") else ""
 
 
-def _following_lines(token: Any) -> str:
-    """The comment lines after a member (its own end-of-line comment excluded)."""
-    if not token or len(token) < 3 or token[2] is None:
+def _following_lines(token: Any, slot: int = 2) -> str:
+    """The comment lines after a member (its own end-of-line comment excluded); `slot`: 2
+    for a mapping's member, 0 for a sequence's item."""
+    if not token or len(token) <= slot or token[slot] is None:
         return ""
-    value: str = token[2].value
+    value: str = token[slot].value
     _, _, rest = value.partition("\n")
     return rest if rest.strip() else ""
 
@@ -324,10 +462,7 @@ def _put_after(container: Any, key: Any, lines: str) -> None:
     if isinstance(value, CommentedMap) and len(value) and not value.fa.flow_style():
         _put_after(value, list(value)[-1], lines)
     elif isinstance(value, CommentedSeq) and len(value) and not value.fa.flow_style():
-        last = value[-1]
-        if not isinstance(last, CommentedMap) or not len(last) or last.fa.flow_style():
-            raise EditError("a comment after a list item cannot be kept in place")
-        _put_after(last, list(last)[-1], lines)
+        _put_after_item(value, len(value) - 1, lines)
     else:
         _append_comment(container, key, lines)
 
@@ -405,9 +540,16 @@ def _entries_to_list(parent: Any, old: str, names: list[str], name: str) -> None
     if len(names) != len(record):  # a << merge into the roster
         raise EditError("agents.entries with a << merge is not converted; write it out first")
     items = CommentedSeq()
+    seen: dict[int, str] = {}
     for key, value in zip(names, record.values(), strict=True):
         if not isinstance(value, CommentedMap):
             raise EditError(f"agents.entries.{key} is not an object")
+        if id(value) in seen:  # one anchored mapping: each item needs an id of its own
+            raise EditError(
+                f"agents.entries.{key} is an alias of agents.entries.{seen[id(value)]}; "
+                "write it out first"
+            )
+        seen[id(value)] = key
         # The comments above the entry's first key stay with that key, below the new `id`
         # (as docs/migrate.md says): ruamel would print them above the `- ` of the item.
         above = value.ca.comment[1] if value.ca.comment and len(value) else None

@@ -124,8 +124,12 @@ def test_yaml_end_of_line_comment_stays_on_its_own_line() -> None:
     first = "a:\n  x: 1  # about x\n  # after x\n  y: 2\n"
     result = apply_operations(_yaml(first), [Delete(("a", "x"))])  # type: ignore[arg-type]
     assert result == "a:\n  # about x\n  # after x\n  y: 2\n"
+    # The only member's comment goes below the emptied mapping; with nothing below it in the
+    # file (the last key of the top level), the edit is refused rather than losing it.
+    only = apply_operations(_yaml("a:\n  x: 1  # about x\nb: 2\n"), [Delete(("a", "x"))])  # type: ignore[arg-type]
+    assert only == "a: {}\n  # about x\nb: 2\n"
     with pytest.raises(EditError):
-        apply_operations(_yaml("a:\n  x: 1  # about x\nb: 2\n"), [Delete(("a", "x"))])  # type: ignore[arg-type]
+        apply_operations(_yaml("b: 2\na:\n  x: 1  # about x\n"), [Delete(("a", "x"))])  # type: ignore[arg-type]
 
 
 def test_yaml_with_a_duplicate_key_is_not_edited() -> None:
@@ -212,3 +216,28 @@ def test_yaml_comment_is_kept_as_written() -> None:
 
 def test_yaml_only_member_and_its_mapping_deleted_together() -> None:
     assert _edited("a:\n  x: 1  # cx\nb: 3\n", Delete(("a", "x")), Delete(("a",))) == "b: 3\n"
+
+
+def test_yaml_comment_below_a_deleted_block_stays_with_what_follows() -> None:
+    # ruamel keeps it on the block's deepest last member; it was deleted with the block, and
+    # the comment check counted it inside (a block's span runs on to the next token).
+    text = "a:\n  x:  # on x\n    y: 1  # on y\n  # about z\n  z: 2\n"
+    assert _edited(text, Delete(("a", "x"))) == "a:\n  # on x\n  # about z\n  z: 2\n"
+    items = "s:\n  - a: 1\n  # first\n  - a: 2\n    b: 2\n  # third\n  - a: 3\n"
+    assert _edited(items, Delete(("s", 1))) == "s:\n  - a: 1\n  # first\n  # third\n  - a: 3\n"
+
+
+def test_yaml_comment_of_a_deleted_list_item_or_after_a_list_stays() -> None:
+    assert _edited("a:\n  - 1\n  - 1  # second\n  - 1\n", Delete(("a", 1))) == (
+        "a:\n  - 1\n    # second\n  - 1\n"
+    )
+    text = "t:\n  allow:\n    - read\n    - exec\n  loop:  # tuned\n    size: 60\n"
+    assert (
+        _edited(text, Delete(("t", "loop"))) == "t:\n  allow:\n    - read\n    - exec\n  # tuned\n"
+    )
+
+
+def test_yaml_comment_with_no_place_left_is_refused_not_lost() -> None:
+    # The first item's comments would need the parent key's slot: refused, nothing written.
+    with pytest.raises(EditError, match="lose the comment '# second'"):
+        _edited("s:\n  - a: 1\n    b: 2\n  # second\n  - a: 3\n", Delete(("s", 0)))

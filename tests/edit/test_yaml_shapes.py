@@ -191,3 +191,45 @@ def test_a_key_yaml_reads_as_a_number_is_found_by_its_written_name(tmp_path: Pat
     assert "    123:\n" in renamed and "warningThreshold: 3" in renamed
     numbers = parse_text("a:\n  1: one\n  2: two\n", "c.yaml", "yaml")
     assert apply_operations(numbers, [Delete(("a", "1"))]) == "a:\n  2: two\n"
+
+
+def test_an_entry_emptied_by_migrate_keeps_its_comments_below_it(tmp_path: Path) -> None:
+    text = (
+        'meta:\n  lastTouchedVersion: "2026.8.1"\n'
+        "agents:\n  ownership: explicit\n  entries:\n    ops:\n      # ops tools\n"
+        "      tools:\n        loopDetection:\n          historySize: 60\n    b: {}\n"
+    )
+    migrated = _migrated(tmp_path, text, "2026.9.6")
+    assert "    ops: {}\n      # ops tools\n    b: {}\n" in migrated
+    header = (
+        "# generated\ntools:\n  loopDetection:\n    postCompactionGuard:\n      windowSize: 1\n"
+    )
+    assert _migrated(tmp_path, header, "2026.9.6").startswith("# generated\n")
+
+
+def test_entries_sharing_one_anchored_mapping_are_refused(tmp_path: Path) -> None:
+    # Each list item needs an id of its own; one mapping took the second id over the first.
+    text = (
+        'meta:\n  lastTouchedVersion: "2026.9.6"\n'
+        "agents:\n  ownership: explicit\n  entries:\n    main: &same\n      tools:\n"
+        "        loopDetection:\n          enabled: false\n    ops: *same\n"
+    )
+    path = _write(tmp_path, "openclaw.yaml", text)
+    code, out = _run(tmp_path, "migrate", "openclaw.yaml", "--openclaw", "2026.7.1-2", "--write")
+    assert code == 1
+    assert "agents.entries.ops is an alias of agents.entries.main" in out
+    assert path.read_text() == text
+
+
+def test_a_flat_switch_moved_in_yaml_leaves_the_first_keys_comment_alone(tmp_path: Path) -> None:
+    path = _write(
+        tmp_path,
+        "openclaw.yaml",
+        "tools:\n  loopDetection:\n    # on for everyone\n    enabled: true\n"
+        "    # ping\n    pingPong: false  # noisy\n",
+    )
+    _, out = _run(tmp_path, "fix", "openclaw.yaml", "--write")
+    assert "LC012 fixed" in out, out
+    fixed = path.read_text()
+    assert fixed.index("# on for everyone") < fixed.index("enabled: true")
+    assert fixed.index("enabled: true") < fixed.index("# noisy") < fixed.index("detectors:")
