@@ -179,14 +179,21 @@ def _fix_wrong_key(
         return None  # no single intended key (windowSize, detectorCooldownMs, ...)
     detectors = parent.get("detectors")
     value = to_python(entry.value)
-    if detectors is None and len(parent.entries) == 1:  # the only member becomes the block
+    if detectors is None and document.format == "yaml":
+        # Added first, then the key deleted: its comments stay before the next key, which
+        # then is `detectors` when it was the only one (the round trip applies them in turn).
         operations: tuple[Operation, ...] = (
+            Insert(parent.path, "detectors", {name: value}),
+            Delete(path, occurrence),
+        )
+    elif detectors is None and len(parent.entries) == 1:  # the only member becomes the block
+        operations = (
             Replace(path, {name: value}, occurrence),
             Rename(path, "detectors", occurrence),
         )
     elif detectors is None:
-        # Added after the last member, or first when the key moved is the last member
-        # (the edit that removes it takes the place an insertion after it would need).
+        # Added after the last member, or first when the key moved is the last member (the
+        # edit that removes it takes the place an insertion after it would need).
         last = entry is parent.entries[-1]
         operations = (
             Delete(path, occurrence),

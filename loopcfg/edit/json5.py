@@ -216,7 +216,8 @@ class Json5Editor:
         anchor_start = self.positions.start(_span(anchor.key.span))
         own_line = self._starts_line(anchor_start)
         indent = self.positions.indentation(anchor_start) if own_line else ""
-        member = f"{self.style.key(key, like)}: {self.style.value(value, indent)}"
+        written = self.style.value(value, indent, inline=not own_line)
+        member = f"{self.style.key(key, like)}: {written}"
         if first:
             if own_line:
                 below_opener = self._line_after_opener(opener, anchor_start)

@@ -12,7 +12,7 @@ import json5
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from loopcfg.edit import Delete, Operation, TextEdit, apply_operations
+from loopcfg.edit import Delete, Insert, Operation, TextEdit, apply_operations
 from loopcfg.edit.json5 import Json5Editor
 from loopcfg.edit.ops import locate
 from loopcfg.edit.text import Positions
@@ -181,3 +181,11 @@ def test_a_file_without_trailing_commas_gets_none_from_deletions(case: Any) -> N
     result = _edit(text, *operations)
     assert TRAILING_COMMA.search(result) is None, result
     json5.loads(result)
+
+
+def test_a_value_inserted_into_a_one_line_object_is_written_on_that_line() -> None:
+    text = "{ a: { b: 1 }, c: 2 }\n"
+    assert (
+        _edit(text, Insert(("a",), "d", {"e": [1, 2]}))
+        == "{ a: { b: 1, d: { e: [1, 2] } }, c: 2 }\n"
+    )
