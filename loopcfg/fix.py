@@ -100,10 +100,15 @@ def plan_fixes(
     fixes, skipped = fixes_for(loaded, diagnostics, line_id=line_id)
     applied: list[Fix] = []
     texts: dict[str, tuple[str, str]] = {}
+    position = {id(fix): index for index, fix in enumerate(fixes)}
     for name in dict.fromkeys(fix.file for fix in fixes):
         document = loaded.documents[name]
         kept: list[Fix] = []
-        for fix in (fix for fix in fixes if fix.file == name):
+        # The ignored earlier duplicates go first (LC107: removing them never changes what
+        # the config means); a fix of the winning key that collides with one waits for the
+        # next round, instead of moving the winner and leaving the loser to win.
+        ordered = sorted((fix for fix in fixes if fix.file == name), key=_duplicates_first)
+        for fix in ordered:
             try:
                 _apply(document, [*kept, fix])
             except EditError as error:
@@ -114,8 +119,12 @@ def plan_fixes(
             after = _apply(document, kept)
             if after != document.text:
                 texts[name] = (document.text, after)
-            applied += kept
+            applied += sorted(kept, key=lambda fix: position[id(fix)])  # reported in file order
     return FixPlan(tuple(applied), tuple(skipped), texts)
+
+
+def _duplicates_first(fix: Fix) -> bool:
+    return fix.diagnostic.code != "LC107"
 
 
 def _apply(document: Document, fixes: list[Fix]) -> str:

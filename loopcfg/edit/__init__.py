@@ -64,8 +64,22 @@ def apply_operations(document: Document, operations: list[Operation]) -> str:
         edited = parse_text(text, document.file, document.format)
     except SourceError as error:  # pragma: no cover - an editor bug; never written
         raise EditError(f"the edited file would not parse: {error.diagnostic.message}") from None
+    if document.format == "json" and not _strict_json(text):
+        # loopcfg's parser reads JSON leniently (as OpenClaw's JSON5 does); a .json file must
+        # stay readable by every JSON parser (no trailing comma an edit left behind).
+        raise EditError("the edited file would not be plain JSON any more")
     _check_comments(document, edited, operations)
     return text
+
+
+def _strict_json(text: str) -> bool:
+    import json
+
+    try:
+        json.loads(text.removeprefix("\ufeff"))
+    except ValueError:
+        return False
+    return True
 
 
 def _check_comments(before: Document, after: Document, operations: list[Operation]) -> None:

@@ -189,3 +189,25 @@ def test_a_value_inserted_into_a_one_line_object_is_written_on_that_line() -> No
         _edit(text, Insert(("a",), "d", {"e": [1, 2]}))
         == "{ a: { b: 1, d: { e: [1, 2] } }, c: 2 }\n"
     )
+
+
+def test_a_duplicated_flat_switch_in_plain_json_is_fixed_once_and_for_all(tmp_path: Any) -> None:
+    # LC012 moved the winning `false` and LC107 then could not remove the ignored `true`,
+    # which became the winner (flat, an error) for every later run; the combined edits also
+    # left a trailing comma no JSON parser reads. The duplicate goes first now.
+    import json
+
+    from click.testing import CliRunner
+
+    from loopcfg.cli import cli
+
+    path = tmp_path / "a.json"
+    path.write_text(
+        '{\n  "tools": {\n    "loopDetection": {"pingPong": true, "pingPong": false}\n  }\n}\n',
+        encoding="utf-8",
+    )
+    CliRunner().invoke(cli, ["fix", str(path), "--write"])
+    fixed = path.read_text(encoding="utf-8")
+    assert json.loads(fixed) == {"tools": {"loopDetection": {"detectors": {"pingPong": False}}}}
+    again = CliRunner().invoke(cli, ["fix", str(path)])
+    assert "0 fixes to apply" in again.output and path.read_text(encoding="utf-8") == fixed
