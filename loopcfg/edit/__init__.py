@@ -26,7 +26,16 @@ from loopcfg.edit.ops import (
 )
 from loopcfg.edit.text import EditError, Positions, TextEdit, apply_edits
 from loopcfg.edit.write import unified_diff, write_atomic
-from loopcfg.source.nodes import Document, Node, ObjectNode, Span
+from loopcfg.source.nodes import (
+    ArrayNode,
+    DocPath,
+    Document,
+    Node,
+    ObjectNode,
+    Span,
+    format_path,
+    to_python,
+)
 
 __all__ = [
     "Delete",
@@ -64,12 +73,90 @@ def apply_operations(document: Document, operations: list[Operation]) -> str:
         edited = parse_text(text, document.file, document.format)
     except SourceError as error:  # pragma: no cover - an editor bug; never written
         raise EditError(f"the edited file would not parse: {error.diagnostic.message}") from None
-    if document.format == "json" and not _strict_json(text):
-        # loopcfg's parser reads JSON leniently (as OpenClaw's JSON5 does); a .json file must
-        # stay readable by every JSON parser (no trailing comma an edit left behind).
+    if document.format == "json" and not _strict_json(text) and _strict_json(document.text):
+        # loopcfg's parser reads JSON leniently (as OpenClaw's JSON5 does); a .json file that
+        # every JSON parser reads must stay so (no trailing comma an edit left behind).
         raise EditError("the edited file would not be plain JSON any more")
     _check_comments(document, edited, operations)
+    if document.format == "yaml":
+        _check_untouched(document, edited, operations)
     return text
+
+
+_ABSENT = object()
+
+
+def _check_untouched(before: Document, after: Document, operations: list[Operation]) -> None:
+    """Every value that no operation names reads the same after the edit. YAML's round trip
+    writes the whole file again: a wrong indentation guess once moved a key under a list to
+    the top level, and the file still parsed and validated."""
+    touched: set[DocPath] = set()
+    for operation in operations:
+        path: DocPath = tuple(operation.path)
+        if isinstance(operation, Insert):
+            touched.add((*path, operation.key))
+        elif isinstance(operation, Rename):
+            touched |= {path, (*path[:-1], operation.name)}
+        elif isinstance(operation, ListToEntries | EntriesToList):
+            touched |= {(*path[:-1], name) for name in (path[-1], operation.name)}
+        else:
+            touched.add(path)
+    # An anchored value is the same text as each of its aliases (and a `<<` merge's members
+    # are their mapping's): what changes at one place changes at all of them.
+    places = _places_of_containers(before.root)
+    for path in list(touched):
+        node = _node_at(before.root, path[:-1])
+        span = None if node is None else node.span
+        key = None if span is None else (span.line, span.column, span.end_line, span.end_column)
+        touched |= {(*alias, path[-1]) for alias in places.get(key, ())} if key else set()
+    above = {path[:depth] for path in touched for depth in range(len(path))}
+    old, new = to_python(before.root), to_python(after.root)
+    pending: list[tuple[DocPath, object, object]] = [((), old, new)]
+    while pending:
+        path, was, now = pending.pop()
+        if path in touched:
+            continue
+        if path not in above:
+            if was != now:
+                where = format_path(path) or "the top level"
+                raise EditError(f"the edit would change {where}, which it does not name")
+            continue
+        if isinstance(was, dict) and isinstance(now, dict):
+            for key in dict.fromkeys([*was, *now]):
+                pending.append(((*path, key), was.get(key, _ABSENT), now.get(key, _ABSENT)))
+        # Lists above a change (an item deleted shifts the rest) are not compared item by item.
+
+
+def _places_of_containers(root: Node | None) -> dict[tuple[int, int, int, int], list[DocPath]]:
+    """The paths of each object and array, by where it is written."""
+    found: dict[tuple[int, int, int, int], list[DocPath]] = {}
+    pending: list[tuple[DocPath, Node | None]] = [((), root)]
+    while pending:
+        path, node = pending.pop()
+        if isinstance(node, ObjectNode):
+            children = [((*path, entry.key.name), entry.value) for entry in node.entries]
+        elif isinstance(node, ArrayNode):
+            children = [((*path, index), item) for index, item in enumerate(node.items)]
+        else:
+            continue
+        span = node.span
+        if span is not None:
+            place = (span.line, span.column, span.end_line, span.end_column)
+            found.setdefault(place, []).append(path)
+        pending.extend(children)
+    return found
+
+
+def _node_at(root: Node | None, path: DocPath) -> Node | None:
+    node = root
+    for part in path:
+        if isinstance(node, ObjectNode) and isinstance(part, str):
+            node = node.get(part)
+        elif isinstance(node, ArrayNode) and isinstance(part, int) and 0 <= part < len(node.items):
+            node = node.items[part]
+        else:
+            return None
+    return node
 
 
 def _strict_json(text: str) -> bool:
@@ -117,7 +204,10 @@ def _removed_spans(document: Document, operations: list[Operation]) -> list[Span
         elif isinstance(operation, EntriesToList):
             record = locate(document.root, operation.path).node
             for entry in getattr(record, "entries", []):
-                spans.extend(_joined(entry.key.span, entry.value.span))  # only key..value moves
+                # Only the key's text goes (up to where its value starts), not the value's.
+                value = entry.value.span
+                start = None if value is None else Span(value.file, 1, 1, value.line, value.column)
+                spans.extend(_joined(entry.key.span, start))
     return spans
 
 

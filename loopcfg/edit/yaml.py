@@ -10,6 +10,7 @@ ruamel is imported only here, and only when a YAML file is edited.
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -43,6 +44,11 @@ def apply_yaml(document: Document, operations: list[Operation]) -> str:
     return ("\ufeff" if document.text.startswith("\ufeff") else "") + result
 
 
+# Comment lines and end-of-line comments, for the indentation guess only (a "#" inside a
+# quoted string may go too: the guess reads indentation, not values).
+_COMMENTS = re.compile(r"(?m)^[ \t]*#.*\n|[ \t]+#.*$")
+
+
 def _reason(error: Exception) -> str:
     """One line: ruamel's problem and its line, else the error's first line."""
     problem, mark = getattr(error, "problem", None), getattr(error, "problem_mark", None)
@@ -59,12 +65,18 @@ def _round_trip(text: str, document: Document, operations: list[Operation]) -> s
     from loopcfg.edit.json5 import indent_unit
 
     # ruamel guesses the sequence indentation (and the dash's offset); mappings are measured.
-    _, sequence, offset = load_yaml_guess_indent(text)
-    mapping = len(indent_unit(text).expandtabs(2))
+    # Both from the text without its comments: an end-of-line comment on a block's key threw
+    # ruamel's guess negative, and a key below a list was then written at column 0, a key of
+    # the top level (the config changed meaning and still validated).
+    plain = _COMMENTS.sub("", text)
+    _, sequence, offset = load_yaml_guess_indent(plain)
+    mapping = max(len(indent_unit(plain).expandtabs(2)), 1)
+    offset = max(offset or 0, 0)
+    sequence = max(sequence or mapping, offset + 2)
     yaml = YAML(typ="rt", pure=True)
     yaml.preserve_quotes = True
     yaml.width = 4096  # never re-wrap long lines the user wrote
-    yaml.indent(mapping=mapping, sequence=sequence or mapping, offset=offset or 0)
+    yaml.indent(mapping=mapping, sequence=sequence, offset=offset)
     data = yaml.load(text)
     # Every path names a place in the file as written, as for the JSON5 editor: each one is
     # found before any operation moves things (migrate turns agents.list into agents.entries

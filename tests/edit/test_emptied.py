@@ -12,7 +12,7 @@ import json5
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from loopcfg.edit import Delete, Insert, Operation, TextEdit, apply_operations
+from loopcfg.edit import Delete, Insert, Operation, Replace, TextEdit, apply_operations
 from loopcfg.edit.json5 import Json5Editor
 from loopcfg.edit.ops import locate
 from loopcfg.edit.text import Positions
@@ -211,3 +211,12 @@ def test_a_duplicated_flat_switch_in_plain_json_is_fixed_once_and_for_all(tmp_pa
     assert json.loads(fixed) == {"tools": {"loopDetection": {"detectors": {"pingPong": False}}}}
     again = CliRunner().invoke(cli, ["fix", str(path)])
     assert "0 fixes to apply" in again.output and path.read_text(encoding="utf-8") == fixed
+
+
+def test_a_json_file_that_was_not_strict_json_can_still_be_edited() -> None:
+    # Only a .json file that every JSON parser read must stay so; one with comments and
+    # trailing commas (read as OpenClaw reads it) is edited as before.
+    text = '{\n  // loop protection\n  "tools": {"loopDetection": {"historySize": "30",},},\n}\n'
+    document = parse_text(text, "c.json", "json")
+    edited = apply_operations(document, [Replace(("tools", "loopDetection", "historySize"), 30)])
+    assert '"historySize": 30,' in edited

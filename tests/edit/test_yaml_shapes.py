@@ -233,3 +233,33 @@ def test_a_flat_switch_moved_in_yaml_leaves_the_first_keys_comment_alone(tmp_pat
     fixed = path.read_text()
     assert fixed.index("# on for everyone") < fixed.index("enabled: true")
     assert fixed.index("enabled: true") < fixed.index("# noisy") < fixed.index("detectors:")
+
+
+def test_an_end_of_line_comment_on_a_list_key_does_not_move_what_follows(tmp_path: Path) -> None:
+    # ruamel's indentation guess counted the comment and came out negative: `name: Main` was
+    # written at column 0, a key of the top level, and the result still validated.
+    text = (
+        "meta:\n  lastTouchedVersion: 2026.4.12\nagents:\n  defaults:\n    tools:\n"
+        "      exec:\n        timeout: 5\n  list:  # the roster\n  - id: main\n    name: Main\n"
+    )
+    migrated = _migrated(tmp_path, text, "2026.7.1-2")
+    assert migrated == text.replace("2026.4.12", "2026.7.1-2")
+
+
+def test_a_yaml_edit_that_changes_what_it_does_not_name_is_refused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The safety net behind the round trip: every value no operation names reads the same.
+    from loopcfg.edit import Delete, EditError, apply_operations
+    from loopcfg.edit import yaml as yaml_editor
+    from loopcfg.source import parse_text
+
+    real = yaml_editor.apply_yaml
+
+    def moving_a_key(document: object, operations: object) -> str:
+        return real(document, operations).replace("    name: Main\n", "name: Main\n")  # type: ignore[arg-type]
+
+    monkeypatch.setattr(yaml_editor, "apply_yaml", moving_a_key)
+    text = "tools:\n  a: 1\n  b: 2\nagents:\n  list:\n  - id: main\n    name: Main\n"
+    with pytest.raises(EditError, match="would change"):
+        apply_operations(parse_text(text, "c.yaml", "yaml"), [Delete(("tools", "a"))])
