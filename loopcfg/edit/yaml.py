@@ -91,8 +91,10 @@ def _round_trip(text: str, document: Document, operations: list[Operation]) -> s
         steps.setdefault(place, step)
     for step in steps.values():
         step()
-    for container, lines in orphans:
-        _below_emptied(data, container, lines)
+    if orphans:
+        holders = _holders(data)
+        for container, lines in orphans:
+            _below_emptied(holders, container, lines)
     out = io.StringIO()
     yaml.dump(data, out)
     return out.getvalue()
@@ -180,7 +182,7 @@ def _resolved(
         def delete() -> None:
             at = where()
             left = _delete(parent, at, top=parent is data)
-            if left:  # the mapping's last member: its comments go below the mapping, later
+            if left or not len(parent):  # emptied: its comments go below `{}`, later
                 orphans.append((parent, left))
             deleted(at)
 
@@ -291,22 +293,34 @@ def _delete(container: Any, part: Any, *, top: bool = False) -> str:
     return ""
 
 
-def _below_emptied(data: Any, emptied: Any, lines: str) -> None:
-    """Comment lines below a mapping that lost its last member (`main: {}`), found where it
-    is once every operation ran (migrate moves agents from the list into entries). Not
-    found or not emptied after all: dropped, and apply_operations refuses the edit if one
-    of them was not inside what the operations removed."""
+Holders = dict[int, tuple[Any, Any]]
+
+
+def _below_emptied(holders: Holders, emptied: Any, lines: str) -> None:
+    """A mapping that lost its last member (`main: {}`), found where it is once every
+    operation ran (migrate moves agents from the list into entries): its holding key's
+    end-of-line comment stays after `{}`, and `lines` go below it. Not found: dropped, and
+    apply_operations refuses the edit if one of them was not inside what was removed."""
     from ruamel.yaml.comments import CommentedMap
 
     if len(emptied):
-        _put_after(emptied, list(emptied)[-1], lines)
+        if lines:
+            _put_after(emptied, list(emptied)[-1], lines)
         return
-    found = _holder(data, emptied)
+    emptied.fa.set_flow_style()  # written `{}` on its key's line, as ruamel would a flow map
+    found = holders.get(id(emptied))
     if found is not None and isinstance(found[0], CommentedMap):
         slot = found[0].ca.items.get(found[1])
         if slot and len(slot) > 3:
             slot[3] = None  # ruamel's second hold of the lines `_take_above` moved
-    while found is not None:
+        own = emptied.ca.comment
+        if own and own[0] is not None:  # the `main:` line's end-of-line comment: ruamel
+            # prints it before `{}` from the mapping's own slot, after it from the key's
+            slot = found[0].ca.items.setdefault(found[1], [None, None, None, None])
+            if slot[2] is None:
+                slot[2] = own[0]
+            own[0] = None
+    while found is not None and lines:
         holder, key = found
         if not isinstance(holder, CommentedMap):
             _put_after_item(holder, key, lines)  # after `- {}`
@@ -316,19 +330,18 @@ def _below_emptied(data: Any, emptied: Any, lines: str) -> None:
         if position + 1 < len(keys):  # ruamel prints a key's own comment before its `{}`
             _put_before(holder, keys[position + 1], lines)
             return
-        found = _holder(data, holder)  # the last member: below what holds the mapping
+        found = holders.get(id(holder))  # the last member: below what holds the mapping
 
 
-def _holder(data: Any, wanted: Any) -> tuple[Any, Any] | None:
-    """The mapping or sequence holding `wanted` (by identity), and its key or index."""
+def _holders(data: Any) -> Holders:
+    """Each collection's holding mapping or sequence and its key or index, by identity (an
+    anchored value keeps the first place found)."""
     from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
-    pending, seen = [data], set()
+    found: Holders = {}
+    pending = [data]
     while pending:
         node = pending.pop()
-        if id(node) in seen:  # an anchored value reached again through an alias
-            continue
-        seen.add(id(node))
         pairs = (
             node.items()
             if isinstance(node, CommentedMap)
@@ -337,10 +350,10 @@ def _holder(data: Any, wanted: Any) -> tuple[Any, Any] | None:
             else ()
         )
         for key, value in pairs:
-            if value is wanted:
-                return node, key
-            pending.append(value)
-    return None
+            if isinstance(value, CommentedMap | CommentedSeq) and id(value) not in found:
+                found[id(value)] = (node, key)
+                pending.append(value)
+    return found
 
 
 def _take_above(mapping: Any) -> str:

@@ -263,3 +263,14 @@ def test_a_yaml_edit_that_changes_what_it_does_not_name_is_refused(
     text = "tools:\n  a: 1\n  b: 2\nagents:\n  list:\n  - id: main\n    name: Main\n"
     with pytest.raises(EditError, match="would change"):
         apply_operations(parse_text(text, "c.yaml", "yaml"), [Delete(("tools", "a"))])
+
+
+def test_an_emptied_entry_keeps_the_comment_on_its_key_line(tmp_path: Path) -> None:
+    # ruamel wrote the key's comment, then `{}` at column 0: a file that did not parse.
+    text = (
+        "meta: {lastTouchedVersion: 2026.9.6}\nagents:\n  entries:\n"
+        "    main:  # the main agent\n      tools:\n        loopDetection:\n"
+        "          historySize: 20\n    ops: {name: Ops}\n  ownership: explicit\n"
+    )
+    migrated = _migrated(tmp_path, text, "2026.9.6")
+    assert "    main: {} # the main agent\n    ops: {name: Ops}\n" in migrated
