@@ -548,8 +548,14 @@ def _list_to_entries(parent: Any, old: str, operation: ListToEntries) -> None:
             _put_before(item, after, lines)
         else:
             pending = lines
-    if pending:
-        raise EditError("the comments after the last agent would be lost")
+    if pending and len(record):  # the last agent's: below it (`main: {}` on one line)
+        last = list(record)[-1]
+        value = record[last]
+        if isinstance(value, CommentedMap) and not len(value):
+            value.fa.set_flow_style()
+            _append_comment(record, last, pending)
+        else:
+            _put_after(record, last, pending)
     index = list(parent).index(old)
     token = parent.ca.items.pop(old, None)
     del parent[old]

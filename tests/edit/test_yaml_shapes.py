@@ -274,3 +274,14 @@ def test_an_emptied_entry_keeps_the_comment_on_its_key_line(tmp_path: Path) -> N
     )
     migrated = _migrated(tmp_path, text, "2026.9.6")
     assert "    main: {} # the main agent\n    ops: {name: Ops}\n" in migrated
+
+
+def test_the_last_agents_comments_stay_below_it(tmp_path: Path) -> None:
+    # A single agent with a comment on its id line was refused ("the comments after the last
+    # agent would be lost"): in random rosters, one migration in sixteen.
+    text = (
+        'meta:\n  lastTouchedVersion: "2026.7.1-2"\n'
+        "agents:\n  list:\n    - id: main  # the default\n"
+    )
+    migrated = _migrated(tmp_path, text, "2026.9.6")
+    assert migrated.endswith("  entries:\n    main: {}\n      # the default\n")
