@@ -243,8 +243,13 @@ def _where(
 def _insert(target: Any, operation: Insert) -> None:
     if operation.key in target:  # ruamel would overwrite it: what it held would be lost
         raise EditError(f'"{operation.key}" is written there already')
+    # Added last: the comment lines below the block, which ruamel keeps on its last member
+    # but which belong to what follows it (`# exec` above `exec:`), go below the new member.
+    below = "" if operation.first else _trailing_lines(target, cut=True)
     position = 0 if operation.first else len(target)
     target.insert(position, operation.key, _plain(operation.value))
+    if below:
+        _put_after(target, operation.key, below)
 
 
 def _delete(container: Any, part: Any, *, top: bool = False) -> str:
@@ -366,9 +371,9 @@ def _take_above(mapping: Any) -> str:
     return "".join(f"{' ' * token.column}{token.value.strip()}\n" for token in above)
 
 
-def _trailing_lines(value: Any) -> str:
+def _trailing_lines(value: Any, *, cut: bool = False) -> str:
     """The comment lines below a block collection: ruamel keeps them on its deepest last
-    member, but they belong to what follows it."""
+    member, but they belong to what follows it (`cut`: taken off that member)."""
     from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
     if not isinstance(value, CommentedMap | CommentedSeq) or not len(value):
@@ -378,9 +383,17 @@ def _trailing_lines(value: Any) -> str:
     last = list(value)[-1] if isinstance(value, CommentedMap) else len(value) - 1
     inner = value[last]
     if isinstance(inner, CommentedMap | CommentedSeq) and len(inner) and not inner.fa.flow_style():
-        return _trailing_lines(inner)
+        return _trailing_lines(inner, cut=cut)
     slot = 2 if isinstance(value, CommentedMap) else 0
-    return _following_lines(value.ca.items.get(last), slot=slot)
+    token = value.ca.items.get(last)
+    lines = _following_lines(token, slot=slot)
+    if lines and cut:
+        own = token[slot].value.partition("\n")[0]
+        if own.strip():
+            token[slot].value = own + "\n"
+        else:
+            token[slot] = None
+    return lines
 
 
 def _shift_item_comments(sequence: Any, deleted: int) -> None:

@@ -285,3 +285,26 @@ def test_the_last_agents_comments_stay_below_it(tmp_path: Path) -> None:
     )
     migrated = _migrated(tmp_path, text, "2026.9.6")
     assert migrated.endswith("  entries:\n    main: {}\n      # the default\n")
+
+
+def test_a_member_added_last_goes_above_the_comments_below_its_block(tmp_path: Path) -> None:
+    # ruamel keeps the lines below a block on its last member: a member appended after it
+    # went below them (`# exec` above `detectors:`, `ownership` below `# end of file`).
+    text = (
+        'meta:\n  lastTouchedVersion: "2026.7.1-2"\n'
+        "agents:\n  list:\n    - id: a\n    - id: b\n  # end of agents\n# end of file\n"
+    )
+    migrated = _migrated(tmp_path, text, "2026.9.6")
+    assert migrated.endswith("  ownership: explicit\n  # end of agents\n# end of file\n")
+    path = _write(
+        tmp_path,
+        "r.yaml",
+        'meta:\n  lastTouchedVersion: "2026.7.1-2"\n'
+        "tools:\n  loopDetection:\n    enabled: true\n    genericRepeat: false\n"
+        "  # exec\n  exec:\n    timeout: 3\n",
+    )
+    code, out = _run(tmp_path, "fix", "r.yaml", "--write")
+    assert code == 0, out
+    assert path.read_text().endswith(
+        "      genericRepeat: false\n  # exec\n  exec:\n    timeout: 3\n"
+    )
