@@ -601,7 +601,13 @@ def _entries_to_list(parent: Any, old: str, names: list[str], name: str) -> None
             value.ca.comment[1] = []
             slot = value.ca.items.setdefault(next(iter(value)), [None, [], None, None])
             slot[1] = [*above, *(slot[1] or [])]
+        # The entry key's end-of-line comment (`main:  # primary`) ends the new id's line.
+        eol = value.ca.comment[0] if value.ca.comment else None
+        if eol is not None:
+            value.ca.comment[0] = None
         value.insert(0, "id", key)
+        if eol is not None:
+            value.ca.items.setdefault("id", [None, None, None, None])[2] = eol
         items.append(value)
     index = list(parent).index(old)
     token = parent.ca.items.pop(old, None)

@@ -308,3 +308,14 @@ def test_a_member_added_last_goes_above_the_comments_below_its_block(tmp_path: P
     assert path.read_text().endswith(
         "      genericRepeat: false\n  # exec\n  exec:\n    timeout: 3\n"
     )
+
+
+def test_an_entry_keys_end_of_line_comment_ends_its_new_id_line(tmp_path: Path) -> None:
+    # With a comment above the entry too, the result was `id: main name: ...`: not YAML.
+    text = (
+        'meta:\n  lastTouchedVersion: "2026.9.6"\nagents:\n  entries:\n'
+        "    # the main agent\n    main:  # primary\n      # its name\n      name: Agent0\n"
+    )
+    migrated = _migrated(tmp_path, text, "2026.4.12")
+    assert "- id: main # primary\n" in migrated
+    assert migrated.index("# its name") < migrated.index("name: Agent0")
