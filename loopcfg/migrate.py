@@ -27,6 +27,7 @@ from loopcfg.edit import (
     Replace,
     apply_operations,
 )
+from loopcfg.edit.text import covered_by
 from loopcfg.keys import SETTINGS
 from loopcfg.releases import Release, choose_target, key_status
 from loopcfg.source.nodes import (
@@ -438,12 +439,12 @@ def _move_roster_to_list(plan: _Plan, root: ObjectNode) -> None:
 
 
 def _refuse_unremoved_errors(plan: _Plan, diagnostics: list[Diagnostic]) -> None:
-    removed = _removed_spans(plan)
+    removed = covered_by(_removed_spans(plan))
     for diagnostic in diagnostics:
         if diagnostic.severity != "error" or diagnostic.code in _VERSION_CODES:
             continue
         span = diagnostic.span
-        if span is not None and any(_inside(span, outer) for outer in removed):
+        if span is not None and removed(span):
             continue  # inside what the migration deletes
         plan.refusals.append(diagnostic)
 
@@ -601,11 +602,3 @@ def _doc_path(plan: _Plan, node: Node) -> DocPath:
         elif isinstance(current, ArrayNode):
             stack.extend(current.items)
     raise EditError(f"{format_path(node.path)} is not found in {span.file}")
-
-
-def _inside(inner: Span, outer: Span) -> bool:
-    return (
-        inner.file == outer.file
-        and (outer.line, outer.column) <= (inner.line, inner.column)
-        and (inner.end_line, inner.end_column) <= (outer.end_line, outer.end_column)
-    )

@@ -9,10 +9,7 @@ nothing is written. `write_atomic` writes a file the safe way; `unified_diff` sh
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from collections import Counter
-from collections.abc import Callable
-from itertools import accumulate
 
 from loopcfg.edit.ops import (
     Delete,
@@ -24,7 +21,7 @@ from loopcfg.edit.ops import (
     Replace,
     locate,
 )
-from loopcfg.edit.text import EditError, Positions, TextEdit, apply_edits
+from loopcfg.edit.text import EditError, Positions, TextEdit, apply_edits, covered_by
 from loopcfg.edit.write import unified_diff, write_atomic
 from loopcfg.source.nodes import (
     ArrayNode,
@@ -105,8 +102,10 @@ def _check_untouched(before: Document, after: Document, operations: list[Operati
     # are their mapping's): what changes at one place changes at all of them.
     places = _places_of_containers(before.root)
     for path in list(touched):
-        node = _node_at(before.root, path[:-1])
-        span = None if node is None else node.span
+        try:
+            span = locate(before.root, path[:-1]).node.span
+        except KeyError:  # inserted under something an earlier operation adds
+            span = None
         key = None if span is None else (span.line, span.column, span.end_line, span.end_column)
         touched |= {(*alias, path[-1]) for alias in places.get(key, ())} if key else set()
     above = {path[:depth] for path in touched for depth in range(len(path))}
@@ -147,18 +146,6 @@ def _places_of_containers(root: Node | None) -> dict[tuple[int, int, int, int], 
     return found
 
 
-def _node_at(root: Node | None, path: DocPath) -> Node | None:
-    node = root
-    for part in path:
-        if isinstance(node, ObjectNode) and isinstance(part, str):
-            node = node.get(part)
-        elif isinstance(node, ArrayNode) and isinstance(part, int) and 0 <= part < len(node.items):
-            node = node.items[part]
-        else:
-            return None
-    return node
-
-
 def _strict_json(text: str) -> bool:
     import json
 
@@ -170,7 +157,7 @@ def _strict_json(text: str) -> bool:
 
 
 def _check_comments(before: Document, after: Document, operations: list[Operation]) -> None:
-    inside_removed = _within(_removed_spans(before, operations))
+    inside_removed = covered_by(_removed_spans(before, operations))
     kept = Counter(comment.text.strip() for comment in after.comments)
     for comment in before.comments:
         if inside_removed(comment.span):
@@ -248,21 +235,6 @@ def _joined(start: Span | None, end: Span | None) -> list[Span]:
     if start is None or end is None:
         return []
     return [Span(start.file, start.line, start.column, end.end_line, end.end_column)]
-
-
-def _within(spans: list[Span]) -> Callable[[Span], bool]:
-    """A test of whether a span lies inside one of `spans`, in O(log n): migrate removes
-    thousands of members of a big config, and every comment is tested."""
-    ordered = sorted(((s.line, s.column), (s.end_line, s.end_column)) for s in spans)
-    starts = [start for start, _ in ordered]
-    reach = list(accumulate((end for _, end in ordered), max))
-
-    def inside(span: Span) -> bool:
-        # The farthest reaching of the spans that start at or before this one.
-        index = bisect_right(starts, (span.line, span.column))
-        return index > 0 and reach[index - 1] >= (span.end_line, span.end_column)
-
-    return inside
 
 
 # Rename and Insert never remove a comment; they are listed for the reader of _removed_spans.

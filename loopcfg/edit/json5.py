@@ -12,7 +12,6 @@ import itertools
 import json
 import math
 import re
-from bisect import bisect_left, bisect_right
 from collections.abc import Iterator
 
 from loopcfg.edit.ops import (
@@ -26,7 +25,7 @@ from loopcfg.edit.ops import (
     Replace,
     locate,
 )
-from loopcfg.edit.text import EditError, Positions, TextEdit, apply_edits
+from loopcfg.edit.text import EditError, Positions, Ranges, TextEdit, apply_edits
 from loopcfg.source.nodes import (
     ArrayNode,
     Document,
@@ -288,7 +287,7 @@ class Json5Editor:
             if where is None:
                 continue
             opener, closer = where[0], where[1] - 1
-            if not spans.deletes_within(opener + 1, closer):
+            if not spans.deletions.overlaps(opener + 1, closer):
                 continue  # nothing deleted inside: neither it nor what it holds emptied
             children = (
                 [entry.value for entry in node.entries]
@@ -310,23 +309,19 @@ class Json5Editor:
         file that writes no trailing commas (plain JSON must not get one): each deletion
         of a last member takes the comma before it, but that comma may be another deleted
         member's, so only the whole set knows which comma ends up last."""
-        members: list[tuple[Key | Node, Node]] = (
-            [(entry.key, entry.value) for entry in node.entries]
-            if isinstance(node, ObjectNode)
-            else [(item, item) for item in node.items]
-        )
+        members = list(self._member_ranges(node))
         for position in range(len(members) - 1, -1, -1):
-            first, last = self._offsets(members[position][0]), self._offsets(members[position][1])
-            if first is None or last is None:
+            member = members[position]
+            if member is None:
                 return []
-            if not spans.deleted(first[0], last[1]):
+            if not spans.deletions.covers(*member):
                 break
         else:
             return []  # every member deleted (or none): nothing is left to end with a comma
         if position == len(members) - 1:
             return []  # the last member is kept: its own comma habit stands
-        comma = self._comma_after(last[1])
-        if comma is None or spans.deleted(comma, comma + 1):
+        comma = self._comma_after(member[1])
+        if comma is None or spans.deletions.covers(comma, comma + 1):
             return []
         if spans.between(comma, closer) is None:
             return []
@@ -345,17 +340,23 @@ class Json5Editor:
         span = node.span
         return None if span is None else (self.positions.start(span), self.positions.end(span))
 
-    def _all_deleted(self, node: ObjectNode | ArrayNode, spans: _EditSpans) -> bool:
-        """Whether every member (key to value) or item lies inside one deletion."""
-        members: Iterator[tuple[Key | Node, Node]] = (
+    def _member_ranges(self, node: ObjectNode | ArrayNode) -> Iterator[tuple[int, int] | None]:
+        """Where each member (key to value) or item starts and ends, one at a time; None
+        for one without a place in this text."""
+        pairs: Iterator[tuple[Key | Node, Node]] = (
             ((entry.key, entry.value) for entry in node.entries)
             if isinstance(node, ObjectNode)
             else ((item, item) for item in node.items)
         )
-        found = False
-        for first, last in members:  # the first one kept ends it
+        for first, last in pairs:
             start, end = self._offsets(first), self._offsets(last)
-            if start is None or end is None or not spans.deleted(start[0], end[1]):
+            yield None if start is None or end is None else (start[0], end[1])
+
+    def _all_deleted(self, node: ObjectNode | ArrayNode, spans: _EditSpans) -> bool:
+        """Whether every member (key to value) or item lies inside one deletion."""
+        found = False
+        for member in self._member_ranges(node):  # the first one kept ends it
+            if member is None or not spans.deletions.covers(*member):
                 return False
             found = True
         return found
@@ -450,41 +451,28 @@ class Json5Editor:
 
 
 class _EditSpans:
-    """Edits sorted by where they start, with the farthest end reached so far, for range
-    questions in O(log n): what lies between two brackets, whether one deletion covers a
-    member, whether any deletion reaches into a range."""
+    """The edits as ranges of the original text (`Ranges`), all and deletions only, for the
+    questions only the whole set answers."""
 
-    __slots__ = ("deletion_reach", "deletion_starts", "edits", "reach", "starts")
+    __slots__ = ("deletions", "edits")
 
     def __init__(self, edits: list[TextEdit]) -> None:
-        self.edits = sorted(edits, key=lambda edit: (edit.start, edit.end))
-        self.starts = [edit.start for edit in self.edits]
-        self.reach = list(itertools.accumulate((edit.end for edit in self.edits), max))
-        deletions = [edit for edit in self.edits if not edit.text]
-        self.deletion_starts = [edit.start for edit in deletions]
-        self.deletion_reach = list(itertools.accumulate((edit.end for edit in deletions), max))
-
-    def deletes_within(self, start: int, end: int) -> bool:
-        """Whether a deletion overlaps `start`..`end`."""
-        index = bisect_left(self.deletion_starts, end)
-        return index > 0 and self.deletion_reach[index - 1] > start
-
-    def deleted(self, start: int, end: int) -> bool:
-        """Whether one deletion covers `start`..`end` (the farthest reaching of those that
-        start at or before `start`)."""
-        index = bisect_right(self.deletion_starts, start)
-        return index > 0 and self.deletion_reach[index - 1] >= end
+        self.edits = Ranges(edits, _bounds)
+        self.deletions = Ranges((edit for edit in edits if not edit.text), _bounds)
 
     def between(self, opener: int, closer: int) -> list[TextEdit] | None:
         """The edits strictly between the brackets, all deletions; None when one inserts
         text there or crosses a bracket (a deletion of the brackets themselves)."""
-        low = bisect_right(self.starts, opener)
-        if low > 0 and self.reach[low - 1] > opener:
+        if self.edits.reaches_past(opener):
             return None  # an edit from before the `{` runs past it
-        inside = self.edits[low : bisect_right(self.starts, closer)]
+        inside = self.edits.starting_in(opener, closer)
         if any(edit.text or edit.end > closer for edit in inside):
             return None
         return inside
+
+
+def _bounds(edit: TextEdit) -> tuple[int, int]:
+    return edit.start, edit.end
 
 
 def _span(span: Span | None) -> Span:

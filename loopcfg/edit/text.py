@@ -7,10 +7,13 @@ index is a code point, so an offset is the start of the span's line plus its col
 from __future__ import annotations
 
 import itertools
-from bisect import bisect_right
-from typing import NamedTuple
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Iterable
+from typing import Any, Generic, NamedTuple, TypeVar
 
 from loopcfg.source.nodes import LINE_BREAKS, Span, line_starts
+
+Item = TypeVar("Item")
 
 
 class EditError(Exception):
@@ -104,3 +107,48 @@ def _merge_deletions(ordered: list[TextEdit]) -> list[TextEdit]:
 def touched_ranges(edits: list[TextEdit]) -> list[tuple[int, int]]:
     """The ranges of the original text that the edits replace (for tests and reports)."""
     return sorted((edit.start, edit.end) for edit in edits)
+
+
+class Ranges(Generic[Item]):
+    """Items with a start and an end (text offsets, or (file, line, column) places), sorted
+    by start with the farthest end reached so far: whether one of them covers a range,
+    whether any overlaps it, which start inside it, each in O(log n) (migrate edits
+    thousands of agents at once, and each question is asked of every container or comment)."""
+
+    __slots__ = ("items", "reach", "starts")
+
+    def __init__(self, items: Iterable[Item], bounds: Callable[[Item], tuple[Any, Any]]) -> None:
+        self.items = sorted(items, key=bounds)
+        ordered = [bounds(item) for item in self.items]
+        self.starts = [start for start, _ in ordered]
+        self.reach = list(itertools.accumulate((end for _, end in ordered), max))
+
+    def covers(self, start: Any, end: Any) -> bool:
+        """Whether one item spans `start`..`end` (the farthest reaching of those that start
+        at or before `start` does, if any does)."""
+        index = bisect_right(self.starts, start)
+        return index > 0 and self.reach[index - 1] >= end
+
+    def overlaps(self, start: Any, end: Any) -> bool:
+        """Whether an item overlaps `start`..`end`."""
+        index = bisect_left(self.starts, end)
+        return index > 0 and self.reach[index - 1] > start
+
+    def reaches_past(self, point: Any) -> bool:
+        """Whether an item that starts at or before `point` ends after it."""
+        index = bisect_right(self.starts, point)
+        return index > 0 and self.reach[index - 1] > point
+
+    def starting_in(self, low: Any, high: Any) -> list[Item]:
+        """The items that start after `low` and at or before `high`."""
+        return self.items[bisect_right(self.starts, low) : bisect_right(self.starts, high)]
+
+
+def covered_by(spans: Iterable[Span]) -> Callable[[Span], bool]:
+    """A test of whether a span lies inside one of `spans` (in the same file)."""
+    ranges = Ranges(spans, _span_bounds)
+    return lambda span: ranges.covers(*_span_bounds(span))
+
+
+def _span_bounds(span: Span) -> tuple[tuple[str, int, int], tuple[str, int, int]]:
+    return (span.file, span.line, span.column), (span.file, span.end_line, span.end_column)
