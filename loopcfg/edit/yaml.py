@@ -406,8 +406,6 @@ def _shift_item_comments(sequence: Any, deleted: int) -> None:
 def _put_after_item(sequence: Any, index: int, lines: str) -> None:
     """Comment lines below a sequence's item: after its block, or in its own slot."""
     from ruamel.yaml.comments import CommentedMap, CommentedSeq
-    from ruamel.yaml.error import CommentMark
-    from ruamel.yaml.tokens import CommentToken
 
     item = sequence[index]
     if isinstance(item, CommentedMap | CommentedSeq) and len(item) and not item.fa.flow_style():
@@ -416,11 +414,7 @@ def _put_after_item(sequence: Any, index: int, lines: str) -> None:
         else:
             _put_after_item(item, len(item) - 1, lines)
         return
-    slot = sequence.ca.items.setdefault(index, [None, None, None, None])
-    if slot[0] is None:
-        slot[0] = CommentToken("\n" + lines, CommentMark(0))
-    else:
-        slot[0].value += lines
+    _append_comment(sequence, index, lines, slot=0)
 
 
 def _key_column(container: Any, part: Any) -> int:
@@ -461,17 +455,18 @@ def _following_lines(token: Any, slot: int = 2) -> str:
     return rest if rest.strip() else ""
 
 
-def _append_comment(container: Any, key: Any, lines: str) -> None:
+def _append_comment(container: Any, key: Any, lines: str, slot: int = 2) -> None:
+    """Comment lines after a member's line (`slot` as for `_following_lines`)."""
     from ruamel.yaml.error import CommentMark
     from ruamel.yaml.tokens import CommentToken
 
-    slot = container.ca.items.setdefault(key, [None, None, None, None])
-    while len(slot) < 4:
-        slot.append(None)
-    if slot[2] is None:
-        slot[2] = CommentToken("\n" + lines, CommentMark(0), None)
+    tokens = container.ca.items.setdefault(key, [None, None, None, None])
+    while len(tokens) < 4:
+        tokens.append(None)
+    if tokens[slot] is None:
+        tokens[slot] = CommentToken("\n" + lines, CommentMark(0), None)
     else:
-        slot[2].value = slot[2].value + lines
+        tokens[slot].value = tokens[slot].value + lines
 
 
 def _put_before(container: Any, key: Any, lines: str) -> None:
@@ -538,29 +533,13 @@ def _list_to_entries(parent: Any, old: str, operation: ListToEntries) -> None:
     for item, key in zip(items, operation.keys, strict=True):
         if key is None:
             continue
-        lines, after = "", None
-        if isinstance(item, CommentedMap) and "id" in item:
-            keys = list(item)
-            index = keys.index("id")
-            # Its end-of-line comment on a line of its own, then the lines below it: before
-            # the item's next key, or after the item when `id` was its last.
-            token = item.ca.items.pop("id", None)
-            column = _key_column(item, "id")
-            lines = _before_lines(token) + _own_line(token, column) + _following_lines(token)
-            del item["id"]
-            if index + 1 < len(keys):
-                after = keys[index + 1]
-            elif index > 0 and lines:
-                _put_after(item, keys[index - 1], lines)
-                lines = ""
+        # `id` goes as any deleted member does, its comments kept beside the item's other
+        # members; those of an `id` alone go before the next entry.
+        left = _delete(item, "id") if isinstance(item, CommentedMap) and "id" in item else ""
         record[key] = item
         if pending:
             _put_before(record, key, pending)
-            pending = ""
-        if lines and after is not None:
-            _put_before(item, after, lines)
-        else:
-            pending = lines
+        pending = left
     if pending and len(record):  # the last agent's: below it (`main: {}` on one line)
         last = list(record)[-1]
         value = record[last]
@@ -596,11 +575,9 @@ def _entries_to_list(parent: Any, old: str, names: list[str], name: str) -> None
         seen[id(value)] = key
         # The comments above the entry's first key stay with that key, below the new `id`
         # (as docs/migrate.md says): ruamel would print them above the `- ` of the item.
-        above = value.ca.comment[1] if value.ca.comment and len(value) else None
+        above = _take_above(value) if len(value) else ""
         if above:
-            value.ca.comment[1] = []
-            slot = value.ca.items.setdefault(next(iter(value)), [None, [], None, None])
-            slot[1] = [*above, *(slot[1] or [])]
+            _put_before(value, next(iter(value)), above)
         # The entry key's end-of-line comment (`main:  # primary`) ends the new id's line.
         eol = value.ca.comment[0] if value.ca.comment else None
         if eol is not None:
