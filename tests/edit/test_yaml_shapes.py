@@ -40,6 +40,16 @@ def _migrated(folder: Path, text: str, version: str) -> str:
     return path.read_text()
 
 
+def _refused(folder: Path, text: str, *command: str) -> str:
+    """The output of a `fix`/`migrate --write` of a YAML config that must refuse (exit 1)
+    and leave the file as it was."""
+    path = _write(folder, "openclaw.yaml", text)
+    code, out = _run(folder, *command, "openclaw.yaml", "--write")
+    assert code == 1, out
+    assert path.read_text() == text
+    return out
+
+
 def test_an_included_piece_used_twice_is_fixed_once(tmp_path: Path) -> None:
     _write(tmp_path, "loop.yaml", "enabled: true\nwarningTreshold: 5\n")
     _write(
@@ -82,11 +92,8 @@ def test_a_knob_a_merge_brings_is_refused_in_one_line(tmp_path: Path) -> None:
         "base: &base {enabled: true, warningThreshold: 8}\n"
         "tools:\n  loopDetection:\n    <<: *base\n"
     )
-    path = _write(tmp_path, "a.yaml", text)
-    code, out = _run(tmp_path, "migrate", "a.yaml", "--openclaw", "2026.9.6", "--write")
-    assert code == 1
+    out = _refused(tmp_path, text, "migrate", "--openclaw", "2026.9.6")
     assert "warningThreshold comes from a YAML << merge; write it in place" in out
-    assert path.read_text() == text
 
 
 def test_two_merge_keys_ruamel_refuses_are_not_fixed_in_one_line(tmp_path: Path) -> None:
@@ -94,12 +101,9 @@ def test_two_merge_keys_ruamel_refuses_are_not_fixed_in_one_line(tmp_path: Path)
         "a: &a {x: 1}\nb: &b {y: 2}\nc:\n  <<: *a\n  <<: *b\n"
         'tools:\n  loopDetection:\n    historySize: "40"\n'
     )
-    path = _write(tmp_path, "openclaw.yaml", text)
-    code, out = _run(tmp_path, "fix", "openclaw.yaml", "--write")
-    assert code == 1
+    out = _refused(tmp_path, text, "fix")
     line = next(line for line in out.splitlines() if "not fixed" in line)
     assert 'found duplicate merge key "<<" (line 5)' in line
-    assert path.read_text() == text
 
 
 def test_entries_keys_that_yaml_reads_as_numbers_stay_ids(tmp_path: Path) -> None:
@@ -214,11 +218,8 @@ def test_entries_sharing_one_anchored_mapping_are_refused(tmp_path: Path) -> Non
         "agents:\n  ownership: explicit\n  entries:\n    main: &same\n      tools:\n"
         "        loopDetection:\n          enabled: false\n    ops: *same\n"
     )
-    path = _write(tmp_path, "openclaw.yaml", text)
-    code, out = _run(tmp_path, "migrate", "openclaw.yaml", "--openclaw", "2026.7.1-2", "--write")
-    assert code == 1
+    out = _refused(tmp_path, text, "migrate", "--openclaw", "2026.7.1-2")
     assert "agents.entries.ops is an alias of agents.entries.main" in out
-    assert path.read_text() == text
 
 
 def test_a_flat_switch_moved_in_yaml_leaves_the_first_keys_comment_alone(tmp_path: Path) -> None:
